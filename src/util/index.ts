@@ -1,0 +1,5 @@
+/** util layer: seeded RNG, errors, atomic files and JSONL, small statistics. Imports nothing of ours. */
+export * from "./rng.js";
+export * from "./errors.js";
+export * from "./files.js";
+export * from "./stats.js";
