@@ -1,0 +1,120 @@
+/**
+ * Hugging Face `tokenizer.json` (BPE and the other models tokenizers.js supports), loaded from a local file.
+ *
+ * Encoding and decoding are delegated to @huggingface/tokenizers (the pure-JS port of the Rust `tokenizers`
+ * crate, pinned); this file only fixes the contract: no special tokens added on encode, specials dropped on
+ * decode, and the eos/pad/bos ids resolved from explicit options, `tokenizer_config.json` beside the file, or
+ * the usual special-token names, in that order.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Tokenizer as HfLibTokenizer } from "@huggingface/tokenizers";
+import { ConfigError } from "../util/index.js";
+import type { Tokenizer } from "./tokenizer.js";
+
+/** Special-token names tried, in order, when no explicit eos is given. */
+const EOS_NAMES = ["<|endoftext|>", "<|im_end|>", "<|eot_id|>", "<|end_of_text|>", "</s>", "<eos>"];
+/** Special-token names tried for bos. */
+const BOS_NAMES = ["<|begin_of_text|>", "<s>", "<bos>"];
+
+/** Explicit special ids; each overrides what the files say. */
+export interface HfTokenizerOptions {
+  eosId?: number;
+  padId?: number;
+  bosId?: number | null;
+}
+
+interface AddedTokenJson {
+  id: number;
+  content: string;
+  special?: boolean;
+}
+
+interface TokenizerJson {
+  model?: { vocab?: Record<string, number> | [string, number][] };
+  added_tokens?: AddedTokenJson[];
+}
+
+/** A Hugging Face tokenizer.json behind the rlvr `Tokenizer` contract. */
+export class HfTokenizer implements Tokenizer {
+  readonly vocabSize: number;
+  readonly eosId: number;
+  readonly padId: number;
+  readonly bosId: number | null;
+  private readonly lib: HfLibTokenizer;
+
+  /** `json` is the parsed tokenizer.json; `config` the parsed tokenizer_config.json (or {}). */
+  constructor(private readonly json: TokenizerJson, config: Record<string, unknown> = {}, opts: HfTokenizerOptions = {}) {
+    if (!json || typeof json !== "object" || !json.model) {
+      throw new ConfigError("tokenizer.json: missing the \"model\" section; is this a Hugging Face tokenizer.json?");
+    }
+    this.lib = new HfLibTokenizer(json, config);
+    this.vocabSize = maxId(json) + 1;
+    const byName = (t: unknown): number | undefined => {
+      const name = typeof t === "string" ? t : tokenContent(t);
+      return name === undefined ? undefined : this.lib.token_to_id(name);
+    };
+    const eos = opts.eosId ?? byName(config.eos_token) ?? firstKnown(this.lib, EOS_NAMES);
+    if (eos === undefined) {
+      throw new ConfigError("tokenizer.json: cannot tell the eos token; pass eosId or add eos_token to tokenizer_config.json");
+    }
+    this.eosId = eos;
+    this.padId = opts.padId ?? byName(config.pad_token) ?? eos;
+    this.bosId = opts.bosId !== undefined ? opts.bosId : byName(config.bos_token) ?? firstKnown(this.lib, BOS_NAMES) ?? null;
+  }
+
+  /** Text to ids; special tokens written literally in the text are still recognised, none are added. */
+  encode(text: string): number[] {
+    if (text === "") return [];
+    return this.lib.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /** Ids to text with special tokens dropped. */
+  decode(ids: readonly number[]): string {
+    if (ids.length === 0) return "";
+    return this.lib.decode([...ids], { skip_special_tokens: true, clean_up_tokenization_spaces: false });
+  }
+
+  /** The original tokenizer.json contents (saved back as tokenizer.json). */
+  toJSON(): unknown {
+    return this.json;
+  }
+}
+
+/** Loads a Hugging Face tokenizer.json from disk; tokenizer_config.json beside it is read when present. */
+export function loadHfTokenizer(path: string, opts: HfTokenizerOptions = {}): HfTokenizer {
+  if (!existsSync(path)) throw new ConfigError(`tokenizer: file not found: ${path}`);
+  let json: TokenizerJson;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8")) as TokenizerJson;
+  } catch (err) {
+    throw new ConfigError(`tokenizer: ${path} is not valid JSON`, { cause: err });
+  }
+  const configPath = join(dirname(path), "tokenizer_config.json");
+  const config = existsSync(configPath) ? (JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>) : {};
+  return new HfTokenizer(json, config, opts);
+}
+
+/** The largest id in the vocabulary or the added tokens. */
+function maxId(json: TokenizerJson): number {
+  let max = -1;
+  const vocab = json.model?.vocab;
+  if (Array.isArray(vocab)) max = vocab.length - 1; // Unigram: [piece, score][] indexed by id
+  else if (vocab) for (const id of Object.values(vocab)) max = Math.max(max, id);
+  for (const t of json.added_tokens ?? []) max = Math.max(max, t.id);
+  return max;
+}
+
+/** tokenizer_config.json writes special tokens either as strings or as `{ content: "..." }` objects. */
+function tokenContent(t: unknown): string | undefined {
+  if (t && typeof t === "object" && typeof (t as { content?: unknown }).content === "string") return (t as { content: string }).content;
+  return undefined;
+}
+
+function firstKnown(lib: HfLibTokenizer, names: readonly string[]): number | undefined {
+  for (const n of names) {
+    const id = lib.token_to_id(n);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
