@@ -83,6 +83,21 @@ export interface Kernels {
   affine(x: Float32Array, s: number, t: number, out: Float32Array): void;
   /** y[i] += alpha * x[i]. */
   axpy(alpha: number, x: Float32Array, y: Float32Array): void;
+  /**
+   * Gradient of a broadcasting binary op, accumulated and reduced onto each input's own layout:
+   * da[idx . stridesA] += dy[idx] * d(a op b)/da and db[idx . stridesB] += dy[idx] * d(a op b)/db over `shape`.
+   * `dy` is contiguous over `shape`; `da`/`db` may be null (no gradient wanted). For maximum/minimum a tie
+   * sends half of dy to each side (as PyTorch does).
+   */
+  binaryBackward(op: BinaryOp, a: Float32Array, stridesA: readonly number[], b: Float32Array, stridesB: readonly number[], dy: Float32Array, da: Float32Array | null, db: Float32Array | null, shape: readonly number[]): void;
+  /** out[idx] = cond[idx . stridesCond] !== 0 ? a[idx . stridesA] : b[idx . stridesB]; `out` is contiguous over `shape`. */
+  where(cond: Float32Array, stridesCond: readonly number[], a: Float32Array, stridesA: readonly number[], b: Float32Array, stridesB: readonly number[], out: Float32Array, shape: readonly number[]): void;
+  /**
+   * General strided copy over `shape`: out[outOffset + idx . outStrides] (+)= x[xOffset + idx . xStrides].
+   * Covers permute/transpose (permuted x strides), slice and concat (offsets), broadcast expansion (0 in
+   * xStrides) and, with `accumulate` and 0 in outStrides, sum-reduction over those axes.
+   */
+  stridedCopy(x: Float32Array, xOffset: number, xStrides: readonly number[], out: Float32Array, outOffset: number, outStrides: readonly number[], shape: readonly number[], accumulate: boolean): void;
 
   // ---- reductions over the last axis of a (rows, cols) matrix ----
   /** out[r] = sum_c x[r, c]. */
@@ -127,6 +142,7 @@ export interface Kernels {
   /**
    * q: (B, H, tq, D), k/v: (B, Hkv, tk, D), out: (B, H, tq, D), probs: (B, H, tq, tk) saved for backward.
    * `mask`, when given, is (B, tk) with 0 for keys to ignore (padding); masked scores are -inf.
+   * A query row whose keys are all masked gets all-zero probs and a zero output (never NaN).
    */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, out: Float32Array, probs: Float32Array, mask: Float32Array | null, p: AttentionParams): void;
   /** Accumulates dq, dk, dv from dout using the saved probs. */
