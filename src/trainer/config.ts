@@ -1,0 +1,305 @@
+/**
+ * The training config: one zod schema per component, composed into `TrainConfig`. Every knob of
+ * specs/algorithms.md is a named field here with the spec's default and a `.describe()` (the CLI help and
+ * docs/training.md come from these). Choices that carry their own fields are `discriminatedUnion("type", ...)`.
+ * Objects are strict: an unknown field is an error naming it, so a typo never silently falls back to a default.
+ *
+ * Cross-field rules (spec §2.2, §2.1, §8.1, §1.7) live in `checkConfig` below, each error naming its field.
+ */
+import { z } from "zod";
+
+// ---------------------------------------------------------------------------------------------- model and data
+
+/** Where the policy's weights come from. */
+export const ModelSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("checkpoint"),
+    path: z.string().min(1).describe("directory written by saveModel (or a local Hugging Face Llama/Qwen2 directory)"),
+  }),
+  z.strictObject({
+    type: z.literal("new"),
+    arch: z.enum(["gpt2", "llama"]).default("gpt2").describe("gpt2: learned positions, LayerNorm, GELU; llama: RoPE, RMSNorm, SwiGLU"),
+    dModel: z.number().int().positive().default(128).describe("hidden width"),
+    nLayers: z.number().int().positive().default(4).describe("transformer blocks"),
+    nHeads: z.number().int().positive().default(4).describe("attention heads"),
+    nKvHeads: z.number().int().positive().optional().describe("key/value heads (GQA); default nHeads"),
+    dFf: z.number().int().positive().optional().describe("MLP width; default 4·dModel"),
+    maxSeqLen: z.number().int().positive().default(128).describe("longest prompt + completion"),
+    tokenizer: z.literal("char").default("char").describe("the built-in character tokenizer"),
+  }),
+]);
+
+/** The task to train and evaluate on (a name in the task registry). */
+export const TaskSchema = z.strictObject({
+  name: z.string().min(1).describe("task registry name (see `rlvr tasks`)"),
+  trainExamples: z.number().int().positive().default(5000).describe("size of the generated train split"),
+  testExamples: z.number().int().positive().default(200).describe("size of the generated held-out split"),
+  seed: z.number().int().nonnegative().default(0).describe("seed of the task generator (independent of the run seed)"),
+});
+
+/** How completions are drawn during training rollouts. */
+export const SamplerSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("builtin"),
+    temperature: z.number().positive().default(1).describe("T; every log-prob is log_softmax(logits / T) (spec §0)"),
+    topK: z.number().int().nonnegative().default(0).describe("0 = off; > 0 makes sampled and trained distributions differ (warning)"),
+    topP: z.number().gt(0).lte(1).default(1).describe("1 = off; < 1 makes sampled and trained distributions differ (warning)"),
+  }),
+]);
+
+// ------------------------------------------------------------------------------------------ algorithm (spec §1-8)
+
+const stdForm = z.enum(["sample", "population"]).default("sample").describe("σ_g with Bessel's correction (sample) or without (§1.1)");
+const weighting = z.enum(["token", "sequence"]).default("token").describe("batch whitening weights per token or per completion (§1.3)");
+const gamma = z.number().min(0).max(1).default(1).describe("discount γ of the per-token returns (§1.3)");
+
+/** Advantage estimator (spec §1). */
+export const AdvantageSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("zScore"),
+    std: stdForm,
+    eps: z.number().nonnegative().default(1e-4).describe("ε added to σ_g outside the square root (§1.1)"),
+  }),
+  z.strictObject({ type: z.literal("meanOnly") }),
+  z.strictObject({ type: z.literal("batchNorm"), weighting, gamma }),
+  z.strictObject({ type: z.literal("rloo") }),
+  z.strictObject({ type: z.literal("reinforcePlusPlusBaseline"), weighting, gamma }),
+]);
+
+/** Ratio clipping (spec §2.2). */
+export const ClipSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("none") }),
+  z.strictObject({
+    type: z.literal("ppo"),
+    epsLow: z.number().min(0).lt(1).default(0.2).describe("ε_low: ρ is clipped below at 1 − ε_low"),
+    epsHigh: z.number().positive().default(0.2).describe("ε_high: ρ is clipped above at 1 + ε_high (DAPO clip-higher: 0.28)"),
+    dualClip: z.number().nullable().default(null).describe("c for dual clip on A < 0 (verl uses 3); null = off; needs c > 1 + ε_high"),
+  }),
+]);
+
+/** Importance ratio and clipping (spec §2.1, §2.2). */
+export const PolicySchema = z.strictObject({
+  ratio: z.enum(["token", "sequence"]).default("token").describe("token ratio, or GSPO's sequence ratio (needs seqMeanTokenMean)"),
+  clip: ClipSchema.prefault({ type: "none" }).describe("none (card sketch) or ppo"),
+});
+
+/** KL to a frozen reference (spec §2.3, §2.4). */
+export const KlSchema = z.strictObject({
+  beta: z.number().nonnegative().default(0.04).describe("β; 0 builds no reference model and logs no kl/ref metrics"),
+  estimator: z.enum(["k1", "k2", "k3", "k3st"]).default("k3").describe("Schulman estimator (§2.3)"),
+  placement: z.enum(["loss", "reward"]).default("loss").describe("KL term in the loss, or k1 subtracted from the reward (§2.4)"),
+  controller: z.enum(["fixed", "adaptive"]).default("fixed").describe("adaptive: β ← β(1 + clip(KL/target − 1, ±0.2)·n/horizon)"),
+  target: z.number().positive().default(0.1).describe("KL target of the adaptive controller"),
+  horizon: z.number().positive().default(10000).describe("horizon H of the adaptive controller"),
+  monitorOnly: z.boolean().default(false).describe("load the reference only to log KL"),
+  sections: z.array(z.string().min(1)).nullable().default(null).describe("partial KL (SIRL): tags whose spans carry KL, e.g. [\"model\", \"python\"]; null = everywhere"),
+});
+
+/** Loss aggregation and entropy bonus (spec §3, §2.5). */
+export const LossSchema = z.strictObject({
+  aggregation: z
+    .enum(["seqMeanTokenMean", "tokenMean", "seqMeanTokenSum", "constantNorm"])
+    .default("seqMeanTokenMean")
+    .describe("how token losses become one scalar (§3)"),
+  entropyCoef: z.number().nonnegative().default(0).describe("α of the entropy bonus (§2.5)"),
+});
+
+/** Zero-variance group policy (spec §1.7). */
+export const ZeroStdSchema = z.strictObject({
+  policy: z.enum(["keep", "drop", "resample"]).default("keep").describe("keep (A = 0), drop, or resample until the batch is full (DAPO)"),
+  maxGenBatches: z.number().int().positive().default(10).describe("resample: most generation batches per step"),
+});
+
+/** Unscorable (null) rewards (spec §1.6). */
+export const NullsSchema = z.strictObject({
+  onNull: z.enum(["exclude", "error"]).default("exclude").describe("exclude a null completion from the step, or stop at the first one"),
+  maxNullFrac: z.number().min(0).max(1).default(0.5).describe("stop with an error when more of a step's completions are null"),
+});
+
+/** Train/inference mismatch correction for remote samplers (spec §5). The built-in sampler needs none. */
+export const OffPolicySchema = z.strictObject({
+  oldLogprobs: z.enum(["sampler", "recompute"]).default("sampler").describe("lp_old from the sampler, or recomputed before the first update"),
+  correction: z
+    .enum(["tokenTruncate", "tokenMask", "sequenceTruncate", "sequenceMask", "none"])
+    .default("tokenTruncate")
+    .describe("w_IS when old log-probs are recomputed (§5)"),
+  cap: z.number().positive().default(2).describe("C of the truncated corrections"),
+  capMin: z.number().positive().default(0.5).describe("C_min of the mask corrections"),
+  capMax: z.number().positive().default(2).describe("C_max of the mask corrections"),
+  maxStaleness: z.number().int().nonnegative().default(0).describe("drop rollouts whose policy version lags more than this"),
+});
+
+/** DAPO soft overlong punishment (spec §8.4), added as a reward term named "overlong" with weight 1. */
+export const OverlongSchema = z.strictObject({
+  enabled: z.boolean().default(false).describe("add the overlong term: 0 up to L_max − L_c, then linear down to −1 at L_max"),
+  bufferFrac: z.number().gt(0).lte(1).default(0.2).describe("L_c as a fraction of L_max (DAPO: 4096 of 20480)"),
+});
+
+/** Everything that turns rewards into a loss. */
+export const AlgorithmSchema = z.strictObject({
+  advantage: AdvantageSchema.prefault({ type: "zScore" }).describe("advantage estimator (§1)"),
+  zeroStd: ZeroStdSchema.prefault({}),
+  nulls: NullsSchema.prefault({}),
+  truncated: z.enum(["keep", "mask", "zeroReward"]).default("keep").describe("what a completion cut at the token budget gets (§4)"),
+  rewardAggregate: z.enum(["sumThenNormalize", "normalizeThenSum"]).default("sumThenNormalize").describe("combining reward terms (§8.1)"),
+  policy: PolicySchema.prefault({}),
+  kl: KlSchema.prefault({}),
+  loss: LossSchema.prefault({}),
+  offPolicy: OffPolicySchema.prefault({}),
+  overlong: OverlongSchema.prefault({}),
+});
+
+// ------------------------------------------------------------------------------------------ optimisation and loop
+
+/** Optimizer. */
+export const OptimizerSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("adamw"),
+    betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).default([0.9, 0.999]).describe("Adam β1, β2"),
+    eps: z.number().positive().default(1e-8).describe("Adam ε"),
+    weightDecay: z.number().nonnegative().default(0).describe("decoupled weight decay"),
+  }),
+  z.strictObject({ type: z.literal("sgd"), momentum: z.number().min(0).lt(1).default(0).describe("momentum") }),
+]);
+
+/** Learning-rate schedule over RL steps. */
+export const ScheduleSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("constant") }),
+  z.strictObject({ type: z.literal("linearWarmup"), warmupSteps: z.number().int().nonnegative().default(0) }),
+  z.strictObject({
+    type: z.literal("cosine"),
+    warmupSteps: z.number().int().nonnegative().default(0),
+    minLrFrac: z.number().min(0).max(1).default(0.1).describe("floor as a fraction of lr"),
+  }),
+]);
+
+/** The RL loop's sizes and optimizer. */
+export const TrainSchema = z.strictObject({
+  steps: z.number().int().positive().default(100).describe("RL steps (rollout batches)"),
+  promptsPerStep: z.number().int().positive().default(8).describe("Q: prompts per step"),
+  groupSize: z.number().int().positive().default(8).describe("G: completions per prompt (TRL num_generations)"),
+  maxCompletionTokens: z.number().int().positive().default(64).describe("L_max: token budget of a completion"),
+  innerIterations: z.number().int().positive().default(1).describe("μ: passes over each rollout batch (§5)"),
+  miniBatches: z.number().int().positive().default(1).describe("M: optimizer steps per pass (§5)"),
+  microBatchSize: z.number().int().positive().default(16).describe("sequences per forward/backward; gradients accumulate"),
+  lr: z.number().positive().default(1e-4).describe("peak learning rate"),
+  maxGradNorm: z.number().positive().nullable().default(1).describe("global gradient-norm clip; null = off"),
+  optimizer: OptimizerSchema.prefault({ type: "adamw" }),
+  schedule: ScheduleSchema.prefault({ type: "constant" }),
+});
+
+/** Optional SFT warm start on the task's gold completions, before RL. */
+export const SftSchema = z.strictObject({
+  enabled: z.boolean().default(false).describe("run SFT on gold completions before RL"),
+  steps: z.number().int().positive().default(200).describe("SFT optimizer steps"),
+  batchSize: z.number().int().positive().default(32).describe("examples per SFT step"),
+  lr: z.number().positive().default(1e-3).describe("SFT learning rate"),
+});
+
+/** Held-out evaluation (spec §9, "Evaluation"). */
+export const EvalSchema = z.strictObject({
+  every: z.number().int().nonnegative().default(10).describe("evaluate every N steps (0 = only at start and end)"),
+  examples: z.number().int().positive().default(100).describe("held-out questions per evaluation"),
+  temperature: z.number().nonnegative().default(0).describe("0 = greedy (n = 1, pass@1 only)"),
+  k: z.array(z.number().int().positive()).nonempty().default([1]).describe("pass@k values; n = max k samples per question"),
+  atStart: z.boolean().default(true).describe("evaluate the start model before step 1"),
+});
+
+/** Checkpointing (spec: DESIGN "Runs on disk"). */
+export const CheckpointSchema = z.strictObject({
+  every: z.number().int().nonnegative().default(50).describe("write checkpoints/step-N every N steps (0 = only at the end)"),
+  keepLast: z.number().int().positive().default(2).describe("complete step checkpoints kept on disk"),
+  keepBest: z.boolean().default(true).describe("keep checkpoints/best: the weights with the best held-out pass@1"),
+});
+
+/** Logging. */
+export const LogSchema = z.strictObject({
+  sampleGroups: z.number().int().nonnegative().default(2).describe("groups per step written to samples.jsonl"),
+  progress: z.boolean().default(true).describe("console progress bar"),
+});
+
+/** A whole recipe after validation and defaults. */
+export const TrainConfigSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'").default("run").describe("run name: runs/<name>/"),
+  outDir: z.string().default("runs").describe("parent folder of run folders"),
+  seed: z.number().int().nonnegative().default(0).describe("run seed: sampling, shuffles, init"),
+  preset: z.enum(["grpo", "drGrpo", "dapo", "reinforcePlusPlus", "reinforcePlusPlusBaseline", "rloo"]).optional()
+    .describe("algorithm preset applied under the recipe's own fields (spec §10)"),
+  model: ModelSchema,
+  reference: z.string().nullable().default(null).describe("reference checkpoint for KL; null = the start model"),
+  task: TaskSchema,
+  sampler: SamplerSchema.prefault({ type: "builtin" }),
+  algorithm: AlgorithmSchema.prefault({}),
+  train: TrainSchema.prefault({}),
+  sft: SftSchema.prefault({}),
+  eval: EvalSchema.prefault({}),
+  checkpoint: CheckpointSchema.prefault({}),
+  log: LogSchema.prefault({}),
+});
+
+/** A validated recipe with every default filled in. */
+export type TrainConfig = z.infer<typeof TrainConfigSchema>;
+/** The algorithm section of a recipe. */
+export type AlgorithmConfig = z.infer<typeof AlgorithmSchema>;
+/** The part a recipe file may give (defaults missing). */
+export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
+
+/** One cross-field problem: the field and what is wrong. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+const GROUP_ESTIMATORS = new Set(["zScore", "meanOnly", "rloo"]);
+
+/** Cross-field rules of the spec; returns the problems found (empty when the config is consistent). */
+export function checkConfig(c: TrainConfig): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  const a = c.algorithm;
+  const offPolicy = c.train.innerIterations > 1 || c.train.miniBatches > 1 || a.offPolicy.maxStaleness > 0;
+  if (a.policy.clip.type === "none" && offPolicy) {
+    out.push({ path: "algorithm.policy.clip", message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1, maxStaleness = 0); use { type: \"ppo\" } (§2.2)" });
+  }
+  if (a.policy.ratio === "sequence" && a.loss.aggregation !== "seqMeanTokenMean") {
+    out.push({ path: "algorithm.policy.ratio", message: "\"sequence\" (GSPO) requires loss.aggregation \"seqMeanTokenMean\" (§2.1)" });
+  }
+  const clip = a.policy.clip;
+  if (clip.type === "ppo" && clip.dualClip !== null && !(clip.dualClip > 1 + clip.epsHigh)) {
+    out.push({ path: "algorithm.policy.clip.dualClip", message: `must be > 1 + epsHigh = ${1 + clip.epsHigh} (§2.2)` });
+  }
+  if (a.rewardAggregate === "normalizeThenSum" && a.advantage.type !== "zScore") {
+    out.push({ path: "algorithm.rewardAggregate", message: "\"normalizeThenSum\" requires advantage.type \"zScore\" (§8.1)" });
+  }
+  if (a.zeroStd.policy !== "keep" && !GROUP_ESTIMATORS.has(a.advantage.type)) {
+    out.push({ path: "algorithm.zeroStd.policy", message: `"${a.zeroStd.policy}" applies to group estimators only (zScore, meanOnly, rloo) (§1.7)` });
+  }
+  if (c.train.groupSize < 2 && GROUP_ESTIMATORS.has(a.advantage.type)) {
+    out.push({ path: "train.groupSize", message: `group estimator "${a.advantage.type}" needs groupSize ≥ 2 (G = 1 gives every advantage 0)` });
+  }
+  if (c.train.miniBatches > c.train.promptsPerStep * c.train.groupSize) {
+    out.push({ path: "train.miniBatches", message: "more mini-batches than sequences in a step" });
+  }
+  if (c.model.type === "new" && c.model.dModel % c.model.nHeads !== 0) {
+    out.push({ path: "model.nHeads", message: `dModel ${c.model.dModel} is not divisible by nHeads ${c.model.nHeads}` });
+  }
+  if (c.sampler.type === "builtin" && a.offPolicy.oldLogprobs === "recompute") {
+    out.push({ path: "algorithm.offPolicy.oldLogprobs", message: "the built-in sampler records exact old log-probs; \"recompute\" is for remote samplers" });
+  }
+  return out;
+}
+
+/** Warnings the spec asks for (config is valid but probably not what was meant). */
+export function configWarnings(c: TrainConfig): string[] {
+  const w: string[] = [];
+  const kl = c.algorithm.kl;
+  if (kl.beta === 0 && (kl.estimator !== "k3" || kl.placement !== "loss" || kl.sections !== null)) {
+    w.push("algorithm.kl: KL fields are set but beta = 0, so no reference model is used");
+  }
+  if (kl.beta > 0 && kl.placement === "loss" && kl.estimator === "k1") {
+    w.push("algorithm.kl.estimator: k1 in the loss has zero expected gradient (§2.3); it suits placement \"reward\"");
+  }
+  if (c.sampler.topK > 0 || c.sampler.topP < 1) {
+    w.push("sampler: topK/topP make the sampled distribution differ from the trained one (§5)");
+  }
+  return w;
+}
