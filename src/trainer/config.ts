@@ -32,6 +32,7 @@ export const ModelSchema = z.discriminatedUnion("type", [
 /** The task to train and evaluate on (a name in the task registry). */
 export const TaskSchema = z.strictObject({
   name: z.string().min(1).describe("task registry name (see `rlvr tasks`)"),
+  options: z.record(z.string(), z.unknown()).default({}).describe("the task's difficulty options (validated by the task's schema)"),
   trainExamples: z.number().int().positive().default(5000).describe("size of the generated train split"),
   testExamples: z.number().int().positive().default(200).describe("size of the generated held-out split"),
   seed: z.number().int().nonnegative().default(0).describe("seed of the task generator (independent of the run seed)"),

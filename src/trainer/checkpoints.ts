@@ -1,0 +1,158 @@
+/**
+ * Training checkpoints: `checkpoints/step-N/` holds the model (saveModel: safetensors weights, config, tokenizer),
+ * `optimizer.bin` + `optimizer.json` (the optimizer's state, typed arrays stored as raw little-endian float32),
+ * and `state.json` (step, RNG state, trainer state). A checkpoint is written into a hidden temporary folder, a
+ * `COMPLETE` marker is written last, and the folder is renamed into place, so a crash at any point leaves either
+ * the previous checkpoints or a complete new one; resume picks the newest folder that has the marker.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { CheckpointError, fsyncDir, writeFileAtomic, type RngState } from "../util/index.js";
+import { Tensor, tensor } from "../engine/index.js";
+import { loadModel, saveModel } from "../models/checkpoint.js";
+import type { Transformer } from "../models/transformer.js";
+import type { Tokenizer } from "../models/tokenizer.js";
+
+const MARKER = "COMPLETE";
+
+/** Trainer-side state saved with each checkpoint. */
+export interface TrainerState {
+  /** Last completed RL step. */
+  step: number;
+  /** The run's RNG position after that step. */
+  rng: RngState;
+  /** Current KL coefficient (changes under the adaptive controller). */
+  beta: number;
+  /** Best held-out pass@1 so far and its step (keep-best). */
+  best: { score: number; step: number } | null;
+  /** Cumulative counters carried across resume (tokens, samples, nulls). */
+  counters: Record<string, number>;
+}
+
+/** What a loaded checkpoint gives back. */
+export interface LoadedCheckpoint {
+  dir: string;
+  model: Transformer;
+  tokenizer: Tokenizer;
+  optimizerState: unknown;
+  state: TrainerState;
+}
+
+/** Writes `checkpoints/<name>/` atomically (name "step-N" or "best"); an existing folder of that name is replaced. */
+export function saveCheckpoint(
+  checkpointsDir: string,
+  name: string,
+  parts: { model: Transformer; tokenizer: Tokenizer; optimizerState: unknown; state: TrainerState },
+): string {
+  mkdirSync(checkpointsDir, { recursive: true });
+  const final = join(checkpointsDir, name);
+  const tmp = join(checkpointsDir, `.${name}.${process.pid}.tmp`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  saveModel(tmp, parts.model, parts.tokenizer);
+  const { json, bytes } = encodeState(parts.optimizerState);
+  writeFileAtomic(join(tmp, "optimizer.bin"), bytes);
+  writeFileAtomic(join(tmp, "optimizer.json"), JSON.stringify(json));
+  writeFileAtomic(join(tmp, "state.json"), JSON.stringify(parts.state, null, 2));
+  writeFileAtomic(join(tmp, MARKER), `${parts.state.step}\n`);
+  // Move the old folder aside before the rename so the new one lands atomically even when replacing.
+  const old = join(checkpointsDir, `.${name}.${process.pid}.old`);
+  if (existsSync(final)) renameSync(final, old);
+  renameSync(tmp, final);
+  fsyncDir(checkpointsDir);
+  rmSync(old, { recursive: true, force: true });
+  return final;
+}
+
+/** Step numbers of the complete `step-N` checkpoints, ascending. */
+export function completeSteps(checkpointsDir: string): number[] {
+  if (!existsSync(checkpointsDir)) return [];
+  return readdirSync(checkpointsDir)
+    .map((n) => /^step-(\d+)$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null && existsSync(join(checkpointsDir, m[0], MARKER)))
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/** The newest complete `step-N` folder, or null. */
+export function latestCheckpoint(checkpointsDir: string): string | null {
+  const steps = completeSteps(checkpointsDir);
+  return steps.length ? join(checkpointsDir, `step-${steps[steps.length - 1]}`) : null;
+}
+
+/** Deletes all but the newest `keep` complete step checkpoints and any stale temporary folders. */
+export function pruneCheckpoints(checkpointsDir: string, keep: number): void {
+  const steps = completeSteps(checkpointsDir);
+  for (const s of steps.slice(0, Math.max(0, steps.length - keep))) rmSync(join(checkpointsDir, `step-${s}`), { recursive: true, force: true });
+  for (const n of readdirSync(checkpointsDir)) {
+    if (n.startsWith(".") && (n.endsWith(".tmp") || n.endsWith(".old"))) rmSync(join(checkpointsDir, n), { recursive: true, force: true });
+  }
+}
+
+/** Loads a checkpoint folder written by `saveCheckpoint`. */
+export function loadCheckpoint(dir: string): LoadedCheckpoint {
+  if (!existsSync(join(dir, MARKER))) throw new CheckpointError(`checkpoint ${dir}: no ${MARKER} marker (incomplete or not a training checkpoint)`);
+  const { model, tokenizer } = loadModel(dir);
+  const json = JSON.parse(readFileSync(join(dir, "optimizer.json"), "utf8"));
+  const bytes = readFileSync(join(dir, "optimizer.bin"));
+  const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as TrainerState;
+  return { dir, model, tokenizer, optimizerState: decodeState(json, bytes), state };
+}
+
+/** True when `dir` is a training checkpoint (has the completion marker). */
+export function isTrainingCheckpoint(dir: string): boolean {
+  return existsSync(join(dir, MARKER));
+}
+
+// ------------------------------------------------------------------ state codec: JSON with typed arrays in a blob
+
+/** Splits a state object into JSON and one float32 blob (Float32Array and Tensor leaves go to the blob). */
+export function encodeState(state: unknown): { json: unknown; bytes: Uint8Array } {
+  const chunks: Float32Array[] = [];
+  let offset = 0;
+  const put = (a: Float32Array): number => {
+    chunks.push(a);
+    const at = offset;
+    offset += a.length;
+    return at;
+  };
+  const walk = (x: unknown): unknown => {
+    if (x instanceof Float32Array) return { __f32: put(x), length: x.length };
+    if (x instanceof Tensor) return { __tensor: put(x.data), shape: [...x.shape] };
+    if (ArrayBuffer.isView(x)) {
+      const a = Float32Array.from(x as unknown as ArrayLike<number>);
+      return { __f32: put(a), length: a.length };
+    }
+    if (Array.isArray(x)) return x.map(walk);
+    if (x !== null && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, walk(v)]));
+    return x;
+  };
+  const json = walk(state);
+  const all = new Float32Array(offset);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return { json, bytes: new Uint8Array(all.buffer) };
+}
+
+/** Inverse of `encodeState`. */
+export function decodeState(json: unknown, bytes: Uint8Array): unknown {
+  const all = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const walk = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(walk);
+    if (x !== null && typeof x === "object") {
+      const o = x as Record<string, unknown>;
+      if (typeof o.__f32 === "number") return all.slice(o.__f32, o.__f32 + (o.length as number));
+      if (typeof o.__tensor === "number") {
+        const shape = o.shape as number[];
+        const n = shape.reduce((a, b) => a * b, 1);
+        return tensor(all.slice(o.__tensor, o.__tensor + n), shape);
+      }
+      return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, walk(v)]));
+    }
+    return x;
+  };
+  return walk(json);
+}
