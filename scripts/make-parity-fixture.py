@@ -11,6 +11,8 @@ For a fixed batch of token ids each directory gets `expected.safetensors` with:
   input_ids (B, T) as float, targets (B, T) as float (-100 = ignored), logits (B, T, V),
   loss (1,) = mean cross-entropy over non-ignored targets, and grad.<param name> for a few parameters.
 tokenizer-cases.json holds strings and the ids the Python tokenizer gives them.
+dtypes.safetensors holds the same values stored as F32, F16 and BF16 (and dtypes.json their float32 values after
+rounding to each dtype), to test reading every dtype we support.
 
 Usage: .venv/bin/python scripts/make-parity-fixture.py
 """
@@ -121,10 +123,20 @@ def record(model: torch.nn.Module, tok: Tokenizer, out_dir: str, grad_names: lis
     print(out_dir, "loss", loss.item(), "T", t)
 
 
+def dtype_fixture() -> None:
+    values = torch.tensor([[0.0, -1.5, 3.140625, 1e-6], [65504.0, -2.0**-20, 100.25, 7.0]])
+    tensors = {"f32": values, "f16": values.half(), "bf16": values.bfloat16()}
+    save_file(tensors, os.path.join(ROOT, "dtypes.safetensors"), metadata={"made_by": "make-parity-fixture.py"})
+    expected = {k: v.float().flatten().tolist() for k, v in tensors.items()}
+    with open(os.path.join(ROOT, "dtypes.json"), "w") as f:
+        json.dump(expected, f)
+
+
 def main() -> None:
     torch.manual_seed(0)
     os.makedirs(ROOT, exist_ok=True)
     tok = build_tokenizer()
+    dtype_fixture()
 
     cases = [{"text": s, "ids": tok.encode(s).ids} for s in TOKENIZER_CASES]
     with open(os.path.join(ROOT, "tokenizer-cases.json"), "w") as f:
