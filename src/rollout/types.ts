@@ -1,0 +1,54 @@
+/**
+ * Rollout records (DESIGN.md "Core records"): token-in/token-out. A rollout keeps the exact prompt and completion
+ * token ids and the sampler's log-prob of every completion token; training reads these ids and never
+ * re-tokenizes `text`, which is kept for rewards and for people.
+ */
+
+/** Why a completion ended: a stop string or eos, the token budget, or a failure while producing it. */
+export type FinishReason = "stop" | "length" | "error";
+
+/** One sampled completion of one prompt, with its reward and advantage once known. */
+export interface Rollout {
+  /** Unique within the run: `<step>/<group>/<member>` (generation batch included when resampling). */
+  id: string;
+  /** Task registry name. */
+  task: string;
+  /** Example id (e.g. "addition/train/17"). */
+  exampleId: string;
+  /** Group id shared by the G completions of one prompt in one step. */
+  groupId: string;
+  /** Prompt token ids as fed to the model (bos included when the tokenizer has one). */
+  promptIds: number[];
+  /** Completion token ids as sampled (a final eos included when it was sampled). */
+  completionIds: number[];
+  /** Sampler log-prob of each completion token: log_softmax(logits / T) at the sampled id. The old log-probs. */
+  samplerLogprobs: number[];
+  /** Policy-loss mask per completion token (1 = trained; 0 for tool output or masked truncations). */
+  lossMask: number[];
+  /** Decoded completion. */
+  text: string;
+  /** How the completion ended. */
+  finishReason: FinishReason;
+  /** Weighted reward, or null when unscorable (counted, never treated as 0 or 1). */
+  reward: number | null;
+  /** Unweighted reward terms by name. */
+  terms: Record<string, number>;
+  /** Why a reward was null, or other checker diagnostics. */
+  rewardInfo?: Record<string, unknown>;
+  /** Advantage (one value per completion; batch estimators with outcome rewards are constant over tokens). */
+  advantage: number;
+  /** Trainer step (policy version) whose weights sampled it. */
+  policyVersion: number;
+}
+
+/** The G rollouts of one prompt. */
+export interface RolloutGroup {
+  /** Group id. */
+  id: string;
+  /** The example the prompt came from. */
+  exampleId: string;
+  /** Prompt text. */
+  prompt: string;
+  /** Its G completions. */
+  rollouts: Rollout[];
+}
