@@ -1,0 +1,94 @@
+/**
+ * `runInSandbox`: runs one piece of model-written JavaScript in a fresh V8 isolate (isolated-vm) with a CPU-time and
+ * heap limit, and returns its JSON-copied result (rewards spec §12).
+ *
+ * The program is the body of a function that receives `input` and `return`s a value; a trusted `prelude` (e.g. the
+ * model-building API of the solver reward) runs first in the same context. Each call gets its own isolate, so no
+ * state survives between calls. The result crosses the boundary only as a JSON string made inside the isolate, so
+ * no object, getter or proxy of the program ever reaches the host. Never `node:vm` (not a security boundary).
+ */
+import ivm from "isolated-vm";
+import { realmScript, type SandboxAllow } from "./realm.js";
+
+/** One program to run. */
+export interface SandboxRequest {
+  /** Function body: model-written JavaScript that `return`s the result. */
+  code: string;
+  /** Trusted source run first in the same context (e.g. a model-building API). */
+  prelude?: string;
+  /** JSON value handed to the program as `input`. */
+  input?: unknown;
+  /** Limit on the program's run time (ms); the pool's wall watchdog is 2x this. */
+  timeoutMs: number;
+  /** Isolate heap limit (MB, at least 8). */
+  memoryMb: number;
+  /** Seed of `Math.random` inside the isolate. */
+  seed: number;
+  /** Grants (WebAssembly, shared memory); none by default. */
+  allow?: SandboxAllow;
+  /** Cap on the JSON result (chars); default 1,000,000 (spec §9.3 D-S7). */
+  maxOutputChars?: number;
+}
+
+/** Why a run failed. */
+export type SandboxFailure = "timeout" | "memory" | "error" | "invalid-output";
+
+/** The outcome of one run. */
+export type SandboxResult =
+  | { ok: true; value: unknown; cpuMs: number }
+  | { ok: false; kind: SandboxFailure; error: string };
+
+const DEFAULT_MAX_OUTPUT = 1_000_000;
+
+/** Wraps the program so it runs as a strict function body and its result leaves as a JSON string. */
+function wrapProgram(code: string): string {
+  // The input arrives as a JSON string in a global that is deleted before the program starts.
+  return `(() => {
+    const __inputJson = globalThis.__sandboxInput; delete globalThis.__sandboxInput;
+    const __program = function (input) { "use strict";\n${code}\n};
+    let __value = __program(__inputJson === undefined ? undefined : JSON.parse(__inputJson));
+    if (__value !== null && typeof __value === "object" && typeof __value.then === "function")
+      throw new TypeError("the program returned a promise; it must return its result synchronously");
+    if (typeof globalThis.__sandboxFinish === "function") __value = globalThis.__sandboxFinish(__value);
+    return JSON.stringify(__value === undefined ? null : __value);
+  })()`;
+}
+
+function classify(err: unknown, isolate: ivm.Isolate): { kind: SandboxFailure; error: string } {
+  const message = err instanceof Error ? err.message : String(err);
+  if (isolate.isDisposed || /memory limit|out of memory|allocation failed/i.test(message)) {
+    return { kind: "memory", error: `memory limit exceeded: ${message}` };
+  }
+  if (/timed out/i.test(message)) return { kind: "timeout", error: `time limit exceeded: ${message}` };
+  return { kind: "error", error: message };
+}
+
+/** Runs one program in a fresh isolate; never throws for anything the program does. */
+export async function runInSandbox(req: SandboxRequest): Promise<SandboxResult> {
+  if (!(req.timeoutMs > 0)) throw new RangeError(`runInSandbox: timeoutMs must be > 0, got ${req.timeoutMs}`);
+  if (!(req.memoryMb >= 8)) throw new RangeError(`runInSandbox: memoryMb must be >= 8, got ${req.memoryMb}`);
+  const maxOut = req.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
+  const isolate = new ivm.Isolate({ memoryLimit: req.memoryMb });
+  try {
+    const context = await isolate.createContext();
+    await context.eval(realmScript({ seed: req.seed, clock: "fixed", allow: req.allow }), { timeout: req.timeoutMs });
+    if (req.prelude) await context.eval(req.prelude, { timeout: req.timeoutMs });
+    if (req.input !== undefined) await context.global.set("__sandboxInput", JSON.stringify(req.input));
+    const script = await isolate.compileScript(wrapProgram(req.code));
+    const started = isolate.cpuTime;
+    const out: unknown = await script.run(context, { timeout: req.timeoutMs });
+    const cpuMs = Number(isolate.cpuTime - started) / 1e6;
+    if (cpuMs > req.timeoutMs) return { ok: false, kind: "timeout", error: `CPU time ${cpuMs.toFixed(0)} ms > ${req.timeoutMs} ms` };
+    if (typeof out !== "string") return { ok: false, kind: "invalid-output", error: "the result is not JSON-serialisable" };
+    if (out.length > maxOut) return { ok: false, kind: "invalid-output", error: `result is ${out.length} chars > cap ${maxOut}` };
+    try {
+      return { ok: true, value: JSON.parse(out), cpuMs };
+    } catch {
+      return { ok: false, kind: "invalid-output", error: "the result is not valid JSON" };
+    }
+  } catch (err) {
+    return { ok: false, ...classify(err, isolate) };
+  } finally {
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}
