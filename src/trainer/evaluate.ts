@@ -1,0 +1,75 @@
+/**
+ * Held-out evaluation (spec §9 "Evaluation"): n samples per question (greedy when the temperature is 0, then n = 1),
+ * scored by the task; reports `eval/<task>/pass@k` with the unbiased estimator 1 − C(n−c, k)/C(n, k),
+ * `eval/<task>/mean@n` (mean correctness), the mean reward and the mean of every reward term, and the null share.
+ * A completion passes when the task's correctness term is exactly 1.
+ */
+import { Rng } from "../util/index.js";
+import type { Transformer } from "../models/transformer.js";
+import type { Tokenizer } from "../models/tokenizer.js";
+import { noGrad } from "../engine/index.js";
+import { sampleGroups, scoreGroups } from "../rollout/groups.js";
+import type { RolloutGroup } from "../rollout/types.js";
+import type { Example, Task } from "../tasks/types.js";
+
+/** Evaluation settings (the recipe's `eval` section plus the token budget). */
+export interface EvalOptions {
+  temperature: number;
+  k: readonly number[];
+  maxNewTokens: number;
+  seed: number;
+  /** Rows per sampler call. */
+  maxRows?: number;
+}
+
+/** Evaluation metrics plus the scored groups (for inspection). */
+export interface EvalResult {
+  metrics: Record<string, number>;
+  groups: RolloutGroup[];
+}
+
+/** Unbiased pass@k from n samples with c correct (Chen et al. 2021); 1 when n − c < k. */
+export function passAtK(n: number, c: number, k: number): number {
+  if (k > n) throw new RangeError(`passAtK: k = ${k} > n = ${n}`);
+  if (n - c < k) return 1;
+  let prod = 1; // C(n−c, k)/C(n, k) = Π_{i=n−c+1}^{n} (1 − k/i)
+  for (let i = n - c + 1; i <= n; i++) prod *= 1 - k / i;
+  return 1 - prod;
+}
+
+/** Samples and scores the held-out examples and aggregates the metrics. */
+export async function evaluate(model: Transformer, tokenizer: Tokenizer, task: Task, examples: readonly Example[], opts: EvalOptions): Promise<EvalResult> {
+  const greedy = opts.temperature <= 0;
+  const n = greedy ? 1 : Math.max(...opts.k);
+  const groups = noGrad(() =>
+    sampleGroups(model, tokenizer, task, examples, {
+      groupSize: n,
+      maxNewTokens: opts.maxNewTokens,
+      temperature: opts.temperature,
+      ...(task.stop ? { stop: task.stop } : {}),
+      rng: new Rng(opts.seed).split("eval"),
+      policyVersion: -1,
+      idPrefix: "eval",
+      ...(opts.maxRows ? { maxRows: opts.maxRows } : {}),
+    }),
+  );
+  const byId = new Map(examples.map((e) => [e.id, e]));
+  const stats = await scoreGroups(task, byId, groups);
+  const p = `eval/${task.name}`;
+  const metrics: Record<string, number> = {};
+  const ks = greedy ? [1] : [...opts.k];
+  const correct = groups.map((g) => g.rollouts.filter((r) => r.terms[task.correctTerm] === 1).length);
+  for (const k of ks) metrics[`${p}/pass@${k}`] = mean(correct.map((c) => passAtK(n, c, k)));
+  metrics[`${p}/mean@${n}`] = mean(correct.map((c) => c / n));
+  const all = groups.flatMap((g) => g.rollouts);
+  const scored = all.filter((r) => r.reward !== null);
+  metrics[`${p}/reward`] = mean(scored.map((r) => r.reward!));
+  for (const term of task.terms) metrics[`${p}/reward/${term.name}`] = mean(scored.map((r) => r.terms[term.name] ?? 0));
+  metrics[`${p}/nullFrac`] = stats.nulls / all.length;
+  metrics[`${p}/length`] = mean(all.map((r) => r.completionIds.length));
+  return { metrics, groups };
+}
+
+function mean(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
