@@ -1,0 +1,63 @@
+/**
+ * "addition": multi-digit addition such as `12+345=` → `<answer>\boxed{357}</answer>`.
+ *
+ * The smallest task, used by the SFT benchmark and the demo's warm start. Difficulty is the number of operands and
+ * the digits per operand; carries make longer operands markedly harder for a small character-level model.
+ */
+import { z } from "zod";
+import { generateExamples, randomWithDigits } from "./generate.js";
+import { ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { scoreWithTerms } from "./score.js";
+import type { TaskDefinition } from "./registry.js";
+import type { Example, Task } from "./types.js";
+
+/** Gold of a maths task: the final answer as text (what `math-answer` compares against). */
+export interface AnswerGold {
+  answer: string;
+}
+
+/** Difficulty knobs of "addition". */
+export const additionOptions = z
+  .object({
+    minDigits: z.number().int().min(1).max(9).default(1).describe("fewest digits per operand"),
+    maxDigits: z.number().int().min(1).max(9).default(3).describe("most digits per operand"),
+    operands: z.number().int().min(2).max(5).default(2).describe("numbers to add"),
+  })
+  .strict()
+  .refine((o) => o.minDigits <= o.maxDigits, { message: "minDigits must be <= maxDigits", path: ["minDigits"] });
+
+/** Options of "addition" after defaults. */
+export type AdditionOptions = z.infer<typeof additionOptions>;
+
+/** Builds the "addition" task for the given difficulty. */
+export function createAdditionTask(options: Partial<AdditionOptions> = {}): Task<AnswerGold> {
+  const o = additionOptions.parse(options);
+  const terms = [mathCorrectTerm(), formatTerm()];
+  return {
+    name: "addition",
+    description: `add ${o.operands} numbers of ${o.minDigits}-${o.maxDigits} digits, answer boxed`,
+    terms,
+    correctTerm: "correct",
+    stop: ANSWER_STOP,
+    maxNewTokens: 32,
+    generate(split, count, seed): Example<AnswerGold>[] {
+      return generateExamples("addition", split, count, seed, (rng) => {
+        const xs = Array.from({ length: o.operands }, () => randomWithDigits(rng, rng.intBetween(o.minDigits, o.maxDigits)));
+        const prompt = `${xs.join("+")}=`;
+        const answer = String(xs.reduce((a, b) => a + b, 0));
+        return { key: prompt, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
+      });
+    },
+    score(example, completion, tokens) {
+      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
+    },
+  };
+}
+
+/** Registry definition of "addition". */
+export const additionTask: TaskDefinition<AdditionOptions> = {
+  name: "addition",
+  description: "multi-digit addition (12+345=), boxed answer; difficulty: digits and operands",
+  options: additionOptions,
+  create: (o) => createAdditionTask(o),
+};

@@ -1,0 +1,119 @@
+/**
+ * "arithmetic": short arithmetic word problems with a boxed final answer, e.g.
+ * `Ann has 7 pens, gets 5. Total?` → `<answer>\boxed{12}</answer>`.
+ *
+ * Prompts stay under about 40 characters so a small character-level model can learn them. A problem is one or
+ * two steps of +, −, × or ÷ over whole numbers (every intermediate result a non-negative integer). The split is
+ * decided by the arithmetic alone (operation and numbers), not the name or item, so every test problem asks for a
+ * computation that never appears in training.
+ */
+import { z } from "zod";
+import type { Rng } from "../util/rng.js";
+import { generateExamples, type Drawn } from "./generate.js";
+import { ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { scoreWithTerms } from "./score.js";
+import type { AnswerGold } from "./addition.js";
+import type { TaskDefinition } from "./registry.js";
+import type { Example, Task } from "./types.js";
+
+const NAMES = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Ivy", "Jo", "Kim", "Lu", "Max", "Ned", "Pam", "Sam", "Tom", "Uma", "Zoe"];
+const ITEMS = ["pens", "cats", "eggs", "cups", "toys", "hats", "figs", "keys", "cards", "books"];
+
+/** The operations a problem may use. */
+export const ARITHMETIC_OPS = ["add", "sub", "mul", "div"] as const;
+/** One arithmetic operation. */
+export type ArithmeticOp = (typeof ARITHMETIC_OPS)[number];
+
+/** Difficulty knobs of "arithmetic". */
+export const arithmeticOptions = z
+  .object({
+    maxValue: z.number().int().min(2).max(999).default(20).describe("largest number in a problem"),
+    minSteps: z.number().int().min(1).max(2).default(1).describe("fewest operations"),
+    maxSteps: z.number().int().min(1).max(2).default(2).describe("most operations"),
+    ops: z.array(z.enum(ARITHMETIC_OPS)).min(1).default([...ARITHMETIC_OPS]).describe("operations used"),
+  })
+  .strict()
+  .refine((o) => o.minSteps <= o.maxSteps, { message: "minSteps must be <= maxSteps", path: ["minSteps"] });
+
+/** Options of "arithmetic" after defaults. */
+export type ArithmeticOptions = z.infer<typeof arithmeticOptions>;
+
+/** One step's numbers and text, given the running total. */
+function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: string): { text: string; value: number; key: string } {
+  switch (op) {
+    case "add": {
+      const a = rng.intBetween(1, max - 1);
+      const b = rng.intBetween(1, max - a);
+      return { text: `${name} has ${a} ${item}, gets ${b}.`, value: a + b, key: `${a}+${b}` };
+    }
+    case "sub": {
+      const a = rng.intBetween(2, max);
+      const b = rng.intBetween(1, a - 1);
+      return { text: `${name} has ${a} ${item}, loses ${b}.`, value: a - b, key: `${a}-${b}` };
+    }
+    case "mul": {
+      const a = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max * 2))));
+      const b = rng.intBetween(2, Math.max(2, Math.floor(max / a)));
+      return { text: `${name} has ${a} bags of ${b} ${item}.`, value: a * b, key: `${a}*${b}` };
+    }
+    case "div": {
+      const b = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max))));
+      const q = rng.intBetween(1, Math.max(1, Math.floor(max / b)));
+      return { text: `${name} splits ${q * b} ${item} into ${b} bags.`, value: q, key: `${q * b}/${b}` };
+    }
+  }
+}
+
+/** Draws one problem. Two-step problems add or remove a few more items from the first step's total. */
+function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
+  const name = rng.choice(NAMES);
+  const item = rng.choice(ITEMS);
+  let steps = rng.intBetween(o.minSteps, o.maxSteps);
+  const op = rng.choice(o.ops);
+  const first = oneStep(rng, op, o.maxValue, name, item);
+  // "splits into bags, then gets 2" would be ambiguous (per bag or in all?), so division stays one step.
+  if (op === "div") steps = 1;
+  let value = first.value;
+  let key = first.key;
+  let prompt: string;
+  if (steps === 1) {
+    prompt = `${first.text} ${op === "div" ? "Each?" : op === "sub" ? "Left?" : "Total?"}`;
+  } else {
+    // Second step: gets c more, or loses c (never below zero).
+    const gets = value === 0 || rng.random() < 0.5;
+    const c = gets ? rng.intBetween(1, Math.max(1, o.maxValue - Math.min(value, o.maxValue - 1))) : rng.intBetween(1, value);
+    value = gets ? value + c : value - c;
+    key = `(${key})${gets ? "+" : "-"}${c}`;
+    prompt = `${first.text.slice(0, -1)}, ${gets ? "gets" : "loses"} ${c}. Now?`;
+  }
+  const answer = String(value);
+  return { key, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
+}
+
+/** Builds the "arithmetic" task for the given difficulty. */
+export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): Task<AnswerGold> {
+  const o = arithmeticOptions.parse(options);
+  const terms = [mathCorrectTerm(), formatTerm()];
+  return {
+    name: "arithmetic",
+    description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed`,
+    terms,
+    correctTerm: "correct",
+    stop: ANSWER_STOP,
+    maxNewTokens: 32,
+    generate(split, count, seed): Example<AnswerGold>[] {
+      return generateExamples("arithmetic", split, count, seed, (rng) => drawProblem(rng, o));
+    },
+    score(example, completion, tokens) {
+      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
+    },
+  };
+}
+
+/** Registry definition of "arithmetic". */
+export const arithmeticTask: TaskDefinition<ArithmeticOptions> = {
+  name: "arithmetic",
+  description: "short arithmetic word problems (Ann has 7 pens, gets 5. Total?), boxed answer; difficulty: size, steps, ops",
+  options: arithmeticOptions,
+  create: (o) => createArithmeticTask(o),
+};

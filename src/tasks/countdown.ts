@@ -1,0 +1,100 @@
+/**
+ * "countdown": reach a target from given numbers, e.g. `Use 3,5,2 to make 16.` → `<answer>(3+5)*2</answer>`.
+ *
+ * Each problem is made by combining the shuffled numbers with random + − × ÷ (non-negative, exact integer steps,
+ * as in the game), so it always has a solution: the gold completion. Any other expression that reaches the target
+ * scores too; the `countdown-expression` reward parses and evaluates it (never eval) and requires every given
+ * number exactly once. A valid expression with the wrong value earns the reward's 0.1 format credit in the
+ * correctness term (TinyZero/wd1 reference), so pass@k counts only exact hits (value 1).
+ * The split is decided by the sorted numbers and the target, so a reordered test problem never appears in training.
+ */
+import { z } from "zod";
+import type { Rng } from "../util/rng.js";
+import { combineExpressions, type CountdownGold } from "../rewards/countdown.js";
+import { generateExamples, type Drawn } from "./generate.js";
+import { ANSWER_STOP, answerCompletion, formatTerm } from "./answer-format.js";
+import { scoreWithTerms } from "./score.js";
+import type { TaskDefinition } from "./registry.js";
+import type { Example, RewardTerm, Task } from "./types.js";
+
+const OPS = ["+", "-", "*", "/"] as const;
+
+/** Difficulty knobs of "countdown". */
+export const countdownTaskOptions = z
+  .object({
+    count: z.number().int().min(2).max(5).default(3).describe("numbers given"),
+    maxNumber: z.number().int().min(2).max(100).default(9).describe("largest given number (smallest is 1)"),
+    maxTarget: z.number().int().min(1).max(10000).default(99).describe("largest target"),
+    ops: z.array(z.enum(OPS)).min(1).default([...OPS]).describe("operators the generator combines with"),
+  })
+  .strict();
+
+/** Options of "countdown" after defaults. */
+export type CountdownTaskOptions = z.infer<typeof countdownTaskOptions>;
+
+type Built = ReturnType<typeof combineExpressions>;
+
+/** Combines a random pair of the pool until one expression is left; null if no allowed op fits a pair. */
+function randomExpression(rng: Rng, numbers: number[], ops: readonly (typeof OPS)[number][]): Built | null {
+  let pool: Built[] = numbers.map((n) => ({ value: n, text: String(n), prec: 3 }));
+  while (pool.length > 1) {
+    const i = rng.int(pool.length);
+    let j = rng.int(pool.length - 1);
+    if (j >= i) j++;
+    let a = pool[i]!;
+    let b = pool[j]!;
+    const op = rng.choice(ops);
+    if (op === "-" && a.value < b.value) [a, b] = [b, a];
+    if (op === "/" && (b.value === 0 || a.value % b.value !== 0)) {
+      if (b.value !== 0 && b.value % a.value === 0 && a.value !== 0) [a, b] = [b, a];
+      else return null;
+    }
+    pool = pool.filter((_, k) => k !== i && k !== j);
+    pool.push(combineExpressions(a, op, b));
+  }
+  return pool[0]!;
+}
+
+function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
+  for (;;) {
+    const numbers = Array.from({ length: o.count }, () => rng.intBetween(1, o.maxNumber));
+    const built = randomExpression(rng, numbers, o.ops);
+    if (!built || !Number.isInteger(built.value) || built.value < 1 || built.value > o.maxTarget) continue;
+    const target = built.value;
+    const key = `${[...numbers].sort((x, y) => x - y).join(",")}->${target}`;
+    return {
+      key,
+      prompt: `Use ${numbers.join(",")} to make ${target}.`,
+      gold: { numbers, target },
+      goldCompletion: answerCompletion(built.text),
+    };
+  }
+}
+
+/** Builds the "countdown" task for the given difficulty. */
+export function createCountdownTask(options: Partial<CountdownTaskOptions> = {}): Task<CountdownGold> {
+  const o = countdownTaskOptions.parse(options);
+  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: {} }, formatTerm()];
+  return {
+    name: "countdown",
+    description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
+    terms,
+    correctTerm: "correct",
+    stop: ANSWER_STOP,
+    maxNewTokens: 32,
+    generate(split, count, seed): Example<CountdownGold>[] {
+      return generateExamples("countdown", split, count, seed, (rng) => drawProblem(rng, o));
+    },
+    score(example, completion, tokens) {
+      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
+    },
+  };
+}
+
+/** Registry definition of "countdown". */
+export const countdownTask: TaskDefinition<CountdownTaskOptions> = {
+  name: "countdown",
+  description: "reach a target from given numbers (Use 3,5,2 to make 16.); answer an expression, checked by evaluating it",
+  options: countdownTaskOptions,
+  create: (o) => createCountdownTask(o),
+};

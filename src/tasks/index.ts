@@ -1,0 +1,24 @@
+/**
+ * tasks layer entry: the task contract, the registry (`registerTask`, `getTask`, `listTasks`), the scoring helper,
+ * and the built-in tasks, which register themselves when this module is imported.
+ */
+import { registerTask, tasks } from "./registry.js";
+import { additionTask } from "./addition.js";
+import { arithmeticTask } from "./arithmetic.js";
+import { countdownTask } from "./countdown.js";
+import { linearEquationTask } from "./linear-equation.js";
+
+export * from "./types.js";
+export * from "./registry.js";
+export * from "./score.js";
+export { splitOf, generateExamples, TEST_PERCENT } from "./generate.js";
+export { createAdditionTask, additionOptions, type AdditionOptions, type AnswerGold } from "./addition.js";
+export { createArithmeticTask, arithmeticOptions, type ArithmeticOptions } from "./arithmetic.js";
+export { createCountdownTask, countdownTaskOptions, type CountdownTaskOptions } from "./countdown.js";
+export { createLinearEquationTask, linearEquationOptions, type LinearEquationOptions } from "./linear-equation.js";
+export { FORMAT_WEIGHT, boxedCompletion, answerCompletion } from "./answer-format.js";
+
+/** The built-in task definitions, in registration order. */
+export const BUILTIN_TASKS = [additionTask, arithmeticTask, countdownTask, linearEquationTask];
+
+for (const def of BUILTIN_TASKS) if (!tasks.has(def.name)) registerTask(def);

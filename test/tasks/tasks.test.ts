@@ -1,0 +1,155 @@
+/** Built-in tasks and the task registry: determinism, disjoint splits, sizes, gold completions, term scoring. */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { BUILTIN_TASKS, getTask, listTasks, registerTask, scoreTerms, scoreWithTerms, splitOf, TaskRegistry } from "../../src/tasks/index.js";
+import { RewardRegistry, rewards } from "../../src/rewards/registry.js";
+import { parseExpression } from "../../src/rewards/countdown.js";
+import type { Task } from "../../src/tasks/types.js";
+
+describe("task registry", () => {
+  it("lists the built-ins", () => {
+    expect(listTasks().map((d) => d.name)).toEqual(expect.arrayContaining(["addition", "arithmetic", "countdown", "linear-equation"]));
+  });
+  it("rejects duplicate names", () => {
+    expect(() => registerTask(BUILTIN_TASKS[0]!)).toThrow(/already registered/);
+  });
+  it("unknown names list the known ones", () => expect(() => getTask("nope")).toThrow(/known: .*addition/));
+  it("validates options and names the field", () => {
+    expect(() => getTask("addition", { maxDigits: 0 })).toThrow(/maxDigits/);
+    expect(() => getTask("addition", { digits: 3 })).toThrow(/digits/);
+    expect(() => getTask("addition", { minDigits: 4, maxDigits: 2 })).toThrow(/minDigits/);
+  });
+  it("accepts a plain task (no options) and rejects non-kebab names", () => {
+    const reg = new TaskRegistry();
+    const plain = { ...getTask("addition"), name: "my-task" } as Task;
+    reg.register(plain);
+    expect(reg.get("my-task")).toBe(plain);
+    expect(() => reg.get("my-task", { x: 1 })).toThrow(/my-task/);
+    expect(() => reg.register({ ...plain, name: "MyTask" })).toThrow(/kebab/);
+  });
+});
+
+describe.each(BUILTIN_TASKS.map((d) => d.name))("built-in task %s", (name) => {
+  const task = getTask(name);
+  const train = task.generate("train", 400, 7);
+  const test = task.generate("test", 100, 7);
+
+  it("is deterministic in (split, count, seed), and a different seed gives different problems", () => {
+    expect(task.generate("train", 400, 7)).toEqual(train);
+    expect(task.generate("train", 50, 8).map((e) => e.prompt)).not.toEqual(train.slice(0, 50).map((e) => e.prompt));
+  });
+  it("train and test share no prompt, even across seeds", () => {
+    const other = new Set(task.generate("test", 100, 99).concat(test).map((e) => e.prompt));
+    expect(train.filter((e) => other.has(e.prompt))).toEqual([]);
+  });
+  it("has unique ids and prompts within a split", () => {
+    expect(new Set(train.map((e) => e.id)).size).toBe(train.length);
+    expect(new Set(train.map((e) => e.prompt)).size).toBe(train.length);
+    expect(train[3]!.id).toBe(`${name}/train/3`);
+  });
+  it("keeps prompts and gold completions short for a character-level model", () => {
+    for (const e of train) {
+      expect(e.prompt.length).toBeLessThanOrEqual(44);
+      expect(e.goldCompletion.length).toBeLessThanOrEqual(30);
+      expect(e.goldCompletion).toMatch(/^<answer>.+<\/answer>$/);
+    }
+  });
+  it("has a correctness term and a lighter format term", () => {
+    expect(task.terms.map((t) => t.name)).toEqual(["correct", "format"]);
+    expect(task.correctTerm).toBe("correct");
+    expect(task.terms[1]!.weight).toBeLessThan(task.terms[0]!.weight);
+    expect(task.stop).toEqual(["</answer>"]);
+  });
+  it("every gold completion earns full score (needs math-answer and format-tags registered)", async () => {
+    const missing = task.terms.filter((t) => !rewards.has(t.reward)).map((t) => t.reward);
+    if (missing.length > 0) return void console.warn(`skipped: rewards not yet registered: ${missing.join(", ")}`);
+    for (const e of test.slice(0, 30)) {
+      const r = await task.score(e, e.goldCompletion);
+      expect(r.score, e.prompt).toBeCloseTo(1 + task.terms[1]!.weight, 12);
+      expect(r.terms.correct).toBe(1);
+    }
+  });
+});
+
+describe("task-specific checks", () => {
+  it("addition answers are the sums", () => {
+    for (const e of getTask("addition", { operands: 3, minDigits: 2, maxDigits: 4 }).generate("train", 50, 1)) {
+      const xs = e.prompt.slice(0, -1).split("+").map(Number);
+      expect(xs).toHaveLength(3);
+      expect(String(xs.reduce((a, b) => a + b))).toBe(e.gold.answer);
+      expect(e.goldCompletion).toBe(`<answer>\\boxed{${e.gold.answer}}</answer>`);
+    }
+  });
+  it("countdown gold expressions use every number once and hit the target", () => {
+    for (const e of getTask("countdown", { count: 4, maxNumber: 12 }).generate("test", 50, 1)) {
+      const p = parseExpression(e.goldCompletion.replace(/<\/?answer>/g, ""));
+      expect(p.value).toBe(e.gold.target);
+      expect([...p.literals].sort()).toEqual([...e.gold.numbers].sort());
+    }
+  });
+  it("countdown correctness term scores the gold 1 and a valid miss 0.1", async () => {
+    const [e] = getTask("countdown").generate("train", 1, 3);
+    const full = await rewards.score("countdown-expression", { completion: e!.goldCompletion, gold: e!.gold });
+    expect(full.score).toBe(1);
+    const miss = `<answer>${e!.gold.numbers.join("+")}${e!.gold.target === e!.gold.numbers.reduce((a: number, b: number) => a + b) ? "*1" : ""}</answer>`;
+    const r = await rewards.score("countdown-expression", { completion: miss, gold: e!.gold });
+    expect([0.1, 0]).toContain(r.score);
+  });
+  it("linear-equation answers solve the equation", () => {
+    for (const e of getTask("linear-equation").generate("train", 50, 1)) {
+      const m = /^Solve (\d*)x([+-]\d+)?=(\d+)\.$/.exec(e.prompt)!;
+      const a = m[1] ? Number(m[1]) : 1;
+      expect(a * Number(e.gold.answer) + Number(m[2] ?? 0)).toBe(Number(m[3]));
+    }
+  });
+  it("arithmetic two-step problems have non-negative whole answers", () => {
+    for (const e of getTask("arithmetic", { minSteps: 2, maxValue: 30 }).generate("train", 100, 1)) {
+      expect(Number.isInteger(Number(e.gold.answer))).toBe(true);
+      expect(Number(e.gold.answer)).toBeGreaterThanOrEqual(0);
+    }
+  });
+  it("too small a problem space fails with a clear error", () => {
+    expect(() => getTask("addition", { maxDigits: 1 }).generate("train", 200, 1)).toThrow(/distinct train problems.*widen/);
+  });
+  it("splitOf sends about 20% of keys to test", () => {
+    let t = 0;
+    for (let i = 0; i < 10000; i++) if (splitOf(`k${i}`) === "test") t++;
+    expect(t / 10000).toBeGreaterThan(0.18);
+    expect(t / 10000).toBeLessThan(0.22);
+  });
+});
+
+describe("scoreTerms", () => {
+  const terms = [
+    { name: "correct", reward: "a", weight: 1 },
+    { name: "format", reward: "b", weight: 0.2 },
+    { name: "len", reward: "c", weight: 0 },
+  ];
+  it("weighted sum with unweighted per-term values", () => {
+    const r = scoreTerms(terms, { correct: { score: 1, terms: {} }, format: { score: 0.5, terms: {} }, len: { score: -3, terms: {} } });
+    expect(r.score).toBeCloseTo(1.1, 12);
+    expect(r.terms).toEqual({ correct: 1, format: 0.5, len: -3 });
+  });
+  it("a null weighted term makes the score null but keeps the others", () => {
+    const r = scoreTerms(terms, { correct: { score: null, terms: {}, info: { reason: "bad gold" } }, format: { score: 1, terms: {} }, len: { score: 0, terms: {} } });
+    expect(r.score).toBeNull();
+    expect(r.terms).toEqual({ format: 1, len: 0 });
+    expect(r.info).toMatchObject({ nullTerms: ["correct"], terms: { correct: { reason: "bad gold" } } });
+  });
+  it("a null zero-weight term is logged only", () => {
+    const r = scoreTerms(terms, { correct: { score: 0, terms: {} }, format: { score: 1, terms: {} }, len: { score: null, terms: {} } });
+    expect(r.score).toBeCloseTo(0.2, 12);
+  });
+  it("a missing or non-finite result is null", () => {
+    expect(scoreTerms(terms, { correct: { score: NaN, terms: {} }, format: { score: 1, terms: {} } }).score).toBeNull();
+  });
+  it("scoreWithTerms runs the registry: a throwing checker gives null, an unknown reward throws", async () => {
+    const reg = new RewardRegistry();
+    reg.register({ name: "a", description: "", options: z.object({}), score: () => ({ score: 1, terms: {} }) });
+    reg.register({ name: "b", description: "", options: z.object({}), score: () => { throw new Error("boom"); } });
+    const r = await scoreWithTerms(terms.slice(0, 2), { completion: "x", gold: null }, { registry: reg });
+    expect(r.score).toBeNull();
+    expect(r.terms).toEqual({ correct: 1 });
+    await expect(scoreWithTerms(terms, { completion: "x", gold: null }, { registry: reg })).rejects.toThrow(/unknown reward "c"/);
+  });
+});
