@@ -37,6 +37,10 @@ export interface Rollout {
   rewardInfo?: Record<string, unknown>;
   /** Advantage (one value per completion; batch estimators with outcome rewards are constant over tokens). */
   advantage: number;
+  /** Per-token advantages, only when they vary along the completion (batch estimators with KL in the reward). */
+  tokenAdvantages?: number[];
+  /** Frozen reference model's log-prob of each completion token (only when β > 0 or KL is monitored). */
+  refLogprobs?: number[];
   /** Trainer step (policy version) whose weights sampled it. */
   policyVersion: number;
 }

@@ -72,12 +72,11 @@ export function gridLogprobs(model: Transformer, p: PackedBatch, temperature: nu
   return { logp, logits };
 }
 
-/** Entropy of softmax(logits / T) at every masked position, as (sum, count) for a token-mean. */
-export function maskedEntropy(logits: Tensor, mask: Float32Array, temperature: number): { sum: number; count: number } {
+/** Entropy of softmax(logits / T) on the grid (metric; zeros where the mask is 0). */
+export function entropyGrid(logits: Tensor, mask: Float32Array, temperature: number): Float32Array {
   const V = logits.shape[logits.shape.length - 1]!;
   const d = logits.data;
-  let sum = 0;
-  let count = 0;
+  const out = new Float32Array(mask.length);
   for (let row = 0; row < mask.length; row++) {
     if (mask[row] === 0) continue;
     let max = -Infinity;
@@ -90,10 +89,9 @@ export function maskedEntropy(logits: Tensor, mask: Float32Array, temperature: n
       z += e;
       ez += e * x;
     }
-    sum += Math.log(z) - ez / z; // H = log Z − E[x]
-    count++;
+    out[row] = Math.log(z) - ez / z; // H = log Z − E[x]
   }
-  return { sum, count };
+  return out;
 }
 
 /** Splits `items` into consecutive chunks of at most `size`. */

@@ -4,7 +4,7 @@
  * whose lines name the field (`algorithm.advantage.type`) and, where the set is closed, the allowed values.
  */
 import { readFileSync, existsSync } from "node:fs";
-import { basename, extname } from "node:path";
+import { basename, dirname, extname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../util/index.js";
@@ -25,8 +25,17 @@ export function loadRecipe(path: string, overrides: Record<string, unknown> = {}
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new ConfigError(`recipe ${path}: expected a mapping of fields at the top level`);
   }
-  const withName = { name: basename(path, extname(path)), ...(raw as object) };
+  const withName = resolvePaths({ name: basename(path, extname(path)), ...(raw as object) }, dirname(path));
   return resolveConfig(mergeRecipe(withName, overrides), path);
+}
+
+/** Relative `model.path` and `reference` in a recipe file are relative to the file's folder. */
+function resolvePaths(raw: Record<string, unknown>, base: string): Record<string, unknown> {
+  const out = { ...raw };
+  const model = out.model as { type?: unknown; path?: unknown } | undefined;
+  if (model && model.type === "checkpoint" && typeof model.path === "string" && !isAbsolute(model.path)) out.model = { ...model, path: resolve(base, model.path) };
+  if (typeof out.reference === "string" && !isAbsolute(out.reference)) out.reference = resolve(base, out.reference);
+  return out;
 }
 
 /** Validates a recipe object: preset, defaults, cross-field rules. `source` names the recipe in errors. */

@@ -1,0 +1,42 @@
+/** `rlvr sample <checkpoint>`: prints completions for a prompt, or for a task's held-out prompts with their rewards. */
+import type { Command } from "commander";
+import { Rng } from "../../util/index.js";
+import { noGrad } from "../../engine/index.js";
+import { loadModel } from "../../models/checkpoint.js";
+import { sample } from "../../sampling/sample.js";
+import { getTask } from "../../tasks/index.js";
+import { promptIds } from "../../rollout/groups.js";
+import { resolveModelDir } from "./eval.js";
+
+/** Registers `sample`. */
+export function register(program: Command): void {
+  program
+    .command("sample")
+    .description("sample completions from a checkpoint for --prompt, or for a task's held-out prompts (with rewards)")
+    .argument("<path>", "run folder or checkpoint/model folder")
+    .option("--prompt <text>", "prompt text")
+    .option("--task <name>", "sample for this task's held-out prompts and score them")
+    .option("--count <n>", "task prompts", (v) => Number(v), 4)
+    .option("-n <n>", "completions per prompt", (v) => Number(v), 1)
+    .option("--temperature <t>", "sampling temperature (0 = greedy)", (v) => Number(v), 1)
+    .option("--max-new-tokens <n>", "completion budget", (v) => Number(v), 64)
+    .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
+    .action(async (path: string, o: { prompt?: string; task?: string; count: number; n: number; temperature: number; maxNewTokens: number; seed: number }) => {
+      const { dir, config } = resolveModelDir(path);
+      const { model, tokenizer } = loadModel(dir);
+      const taskName = o.task ?? (o.prompt ? undefined : config?.task.name);
+      const task = taskName ? getTask(taskName, o.task ? {} : config?.task.options ?? {}) : null;
+      const examples = task ? task.generate("test", o.count, config?.task.seed ?? 0) : [{ id: "prompt", prompt: o.prompt ?? "", gold: null, goldCompletion: "" }];
+      const rows = examples.flatMap((e) => Array.from({ length: o.n }, () => promptIds(tokenizer, e.prompt)));
+      const out = noGrad(() => sample(model, tokenizer, rows, { maxNewTokens: o.maxNewTokens, temperature: o.temperature, ...(task?.stop ? { stop: task.stop } : {}), rng: new Rng(o.seed) }));
+      for (let q = 0; q < examples.length; q++) {
+        const e = examples[q]!;
+        console.log(`--- ${e.id}: ${JSON.stringify(e.prompt)}`);
+        for (let i = 0; i < o.n; i++) {
+          const s = out[q * o.n + i]!;
+          const score = task ? await task.score(e as never, s.text, s.tokens).catch((err: Error) => ({ score: null, terms: { error: err.message } })) : null;
+          console.log(`${JSON.stringify(s.text)} [${s.finishReason}, ${s.tokens.length} tokens]${score ? ` reward ${score.score} ${JSON.stringify(score.terms)}` : ""}`);
+        }
+      }
+    });
+}

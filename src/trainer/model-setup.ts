@@ -1,0 +1,55 @@
+/**
+ * Building the policy (and, when β > 0, the frozen reference) from the recipe's `model` section, and the
+ * optimizer and learning-rate schedule from `train`.
+ */
+import { Rng } from "../util/index.js";
+import { adamw, sgd, Optimizer, constantLr, linearWarmup, cosineLr } from "../engine/index.js";
+import { Transformer } from "../models/transformer.js";
+import { parseTransformerConfig } from "../models/config.js";
+import { CharTokenizer, type Tokenizer } from "../models/tokenizer.js";
+import { loadModel } from "../models/checkpoint.js";
+import type { TrainConfig } from "./config.js";
+
+/** A model and its tokenizer. */
+export interface ModelAndTokenizer {
+  model: Transformer;
+  tokenizer: Tokenizer;
+}
+
+/** The start policy: loaded from a checkpoint, or initialised from the run seed. */
+export function buildModel(cfg: TrainConfig["model"], seed: number): ModelAndTokenizer {
+  if (cfg.type === "checkpoint") return loadModel(cfg.path);
+  const tokenizer = new CharTokenizer();
+  const config = parseTransformerConfig({
+    arch: cfg.arch,
+    vocabSize: tokenizer.vocabSize,
+    dModel: cfg.dModel,
+    nLayers: cfg.nLayers,
+    nHeads: cfg.nHeads,
+    nKvHeads: cfg.nKvHeads ?? cfg.nHeads,
+    dFf: cfg.dFf ?? 4 * cfg.dModel,
+    maxSeqLen: cfg.maxSeqLen,
+  });
+  return { model: new Transformer(config, new Rng(seed).split("init")), tokenizer };
+}
+
+/** The parameters the optimizer updates (those that require grad). */
+export function trainableParams(model: Transformer) {
+  return model.namedParameters().map(([, p]) => p).filter((p) => p.requiresGrad);
+}
+
+/** The optimizer named by `train.optimizer`. */
+export function buildOptimizer(train: TrainConfig["train"]): Optimizer {
+  const o = train.optimizer;
+  return o.type === "adamw"
+    ? adamw({ lr: train.lr, betas: o.betas, eps: o.eps, weightDecay: o.weightDecay })
+    : sgd({ lr: train.lr, momentum: o.momentum });
+}
+
+/** Learning rate at RL step `step` (1-based). */
+export function lrAt(train: TrainConfig["train"], step: number): number {
+  const s = train.schedule;
+  if (s.type === "constant") return constantLr(train.lr)(step);
+  if (s.type === "linearWarmup") return linearWarmup(train.lr, s.warmupSteps)(step);
+  return cosineLr({ lr: train.lr, warmupSteps: s.warmupSteps, totalSteps: train.steps, minLr: train.lr * s.minLrFrac })(step);
+}

@@ -1,0 +1,257 @@
+/**
+ * The RLVR training loop, in one file that reads top to bottom (STYLE.md; after nanochat's scripts/chat_rl.py):
+ * for each step, sample G completions per prompt, score them with the task's verifiable rewards, turn rewards into
+ * advantages, compute the policy loss and step the optimizer, then log, evaluate and checkpoint.
+ *
+ * Departures from the concept card's sketch, each a recipe field: the loss pieces follow specs/algorithms.md
+ * (any preset, not only the sketch); the reference model exists only when β > 0 or `kl.monitorOnly`; nulls are
+ * removed from the step (§1.6). Determinism: every random stream is derived from (seed, step), so a run resumed
+ * from its newest complete checkpoint replays exactly the steps an uninterrupted run would have taken.
+ */
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { ConfigError, Rng } from "../util/index.js";
+import { noGrad } from "../engine/index.js";
+import { getTask } from "../tasks/index.js";
+import type { Example, Task } from "../tasks/types.js";
+import { sampleGroups, scoreGroups } from "../rollout/groups.js";
+import type { RolloutGroup } from "../rollout/types.js";
+import { saveModel } from "../models/checkpoint.js";
+import { configWarnings, type TrainConfig } from "./config.js";
+import { RunDir } from "./run-dir.js";
+import { completeSteps, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerState } from "./checkpoints.js";
+import { emit, type Reporter } from "./reporters.js";
+import { buildModel, buildOptimizer, lrAt, trainableParams, type ModelAndTokenizer } from "./model-setup.js";
+import { evaluate } from "./evaluate.js";
+import { shapeRewards, assignAdvantages, checkNulls } from "./step-advantages.js";
+import { referenceLogprobs, updatePolicy } from "./policy-update.js";
+import { rewardMetrics, sampleRecords } from "./step-metrics.js";
+import { sftWarmStart } from "./warm-start.js";
+
+/** Options of one `train()` call. */
+export interface TrainOptions {
+  /** Event hooks (console progress, JSONL files, SVG plot, ...). */
+  reporters?: Reporter[];
+  /** Continue from the newest complete checkpoint of an existing run folder (default true). */
+  resume?: boolean;
+  /** Stop after this step even if `train.steps` is larger (tests, benchmarks). */
+  stopAfter?: number;
+  /** Test hook: replaces the task's rewards (e.g. a checker that throws, or shuffled rewards for a control run). */
+  transformGroups?: (groups: RolloutGroup[], step: number) => void;
+  /** Printed warnings go here (default console.warn). */
+  warn?: (msg: string) => void;
+}
+
+/** What a finished run reports. */
+export interface TrainResult {
+  runDir: string;
+  step: number;
+  startEval: Record<string, number> | null;
+  finalEval: Record<string, number> | null;
+  best: { score: number; step: number } | null;
+}
+
+/** Trains a policy with the recipe `config`; writes the run folder `<outDir>/<name>/`. */
+export async function train(config: TrainConfig, opts: TrainOptions = {}): Promise<TrainResult> {
+  const warn = opts.warn ?? ((m: string) => console.warn(`warning: ${m}`));
+  for (const w of configWarnings(config)) warn(w);
+  const reporters = opts.reporters ?? [];
+  const { train: tc, algorithm: alg } = config;
+  const run = new RunDir(join(config.outDir, config.name));
+  const task = getTask(config.task.name, config.task.options);
+  const trainSet = task.generate("train", config.task.trainExamples, config.task.seed);
+  const testSet = task.generate("test", config.task.testExamples, config.task.seed).slice(0, config.eval.examples);
+  const examplesById = new Map(trainSet.map((e) => [e.id, e]));
+  const maxNewTokens = tc.maxCompletionTokens;
+  const passKey = `eval/${task.name}/pass@1`;
+
+  // ---- policy, optimizer, state: fresh (with optional SFT warm start) or resumed from the newest checkpoint
+  const resumeFrom = opts.resume !== false && run.exists() ? latestCheckpoint(run.checkpointsDir) : null;
+  let policy: ModelAndTokenizer;
+  const optimizer = buildOptimizer(tc);
+  let state: TrainerState;
+  if (resumeFrom) {
+    const ck = loadCheckpoint(resumeFrom);
+    policy = { model: ck.model, tokenizer: ck.tokenizer };
+    optimizer.loadState(ck.optimizerState as never);
+    state = ck.state;
+    run.truncateAfter(state.step);
+  } else {
+    if (run.exists() && completeSteps(run.checkpointsDir).length === 0 && opts.resume !== false) run.truncateAfter(-1);
+    run.init(config);
+    policy = buildModel(config.model, config.seed);
+    if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);
+    saveModel(startModelDir(run), policy.model, policy.tokenizer); // the reference, and a record of the start
+    state = { step: 0, rng: new Rng(config.seed).state(), beta: alg.kl.beta, best: null, counters: { dataCursor: 0, tokens: 0, samples: 0 } };
+  }
+  const { model, tokenizer } = policy;
+  const params = trainableParams(model);
+  const useRef = alg.kl.beta > 0 || alg.kl.monitorOnly;
+  const reference = useRef ? buildModel({ type: "checkpoint", path: config.reference ?? startModelDir(run) }, config.seed).model : null;
+  const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
+  emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed: resumeFrom !== null });
+
+  const runEval = async (step: number) => {
+    const t0 = performance.now();
+    const res = await evaluate(model, tokenizer, task, testSet, { temperature: config.eval.temperature, k: config.eval.k, maxNewTokens, seed: config.seed });
+    res.metrics["time/eval"] = (performance.now() - t0) / 1000;
+    emit(reporters, "onEval", step, res.metrics);
+    const score = res.metrics[passKey] ?? -Infinity;
+    if (config.checkpoint.keepBest && step > 0 && (state.best === null || score > state.best.score)) {
+      state.best = { score, step };
+      saveCheckpoint(run.checkpointsDir, "best", { model, tokenizer, optimizerState: optimizer.state(), state });
+    }
+    return res.metrics;
+  };
+  const startEval = state.step === 0 && config.eval.atStart ? await runEval(0) : null;
+  let lastEval: Record<string, number> | null = null;
+
+  for (let step = state.step + 1; step <= lastStep; step++) {
+    const tStep = performance.now();
+    const m: Record<string, number> = {};
+    const stepRng = new Rng(config.seed).split("step").split(step);
+
+    // ---- 1. sample: G completions for each of Q prompts (more batches when resampling zero-variance groups)
+    let groups: RolloutGroup[] = [];
+    let genBatches = 0;
+    let kept: ReturnType<typeof assignAdvantages> | null = null;
+    const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0 };
+    const allGroups: RolloutGroup[] = [];
+    for (;;) {
+      const t0 = performance.now();
+      const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
+      const batch = noGrad(() =>
+        sampleGroups(model, tokenizer, task, prompts, {
+          groupSize: tc.groupSize, maxNewTokens, temperature: config.sampler.temperature, topK: config.sampler.topK, topP: config.sampler.topP,
+          ...(task.stop ? { stop: task.stop } : {}), rng: stepRng.split(`gen-${genBatches}`), policyVersion: step - 1,
+          idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
+        }),
+      );
+      time.generate += (performance.now() - t0) / 1000;
+      genBatches++;
+
+      // ---- 2. score: the task's verifiable reward terms; a checker that throws gives null, counted
+      const t1 = performance.now();
+      await scoreGroups(task, examplesById, batch);
+      opts.transformGroups?.(batch, step);
+      shapeRewards(batch, alg, maxNewTokens);
+      checkNulls(batch, alg.nulls, task);
+      time.reward += (performance.now() - t1) / 1000;
+      allGroups.push(...batch);
+
+      // ---- 2b. reference log-probs, needed before advantages when KL is in the reward
+      if (reference && alg.kl.placement === "reward") {
+        const t2 = performance.now();
+        referenceLogprobs(reference, batch.flatMap((g) => g.rollouts), tokenizer.padId, config);
+        time.refLogprobs += (performance.now() - t2) / 1000;
+      }
+
+      // ---- 3. advantages over the whole rollout batch (nulls and, per policy, zero-variance groups removed)
+      const t3 = performance.now();
+      groups = alg.zeroStd.policy === "resample" ? [...groups, ...batch] : batch;
+      kept = assignAdvantages(groups, alg, state.beta, tc.promptsPerStep, task.correctTerm);
+      time.advantage += (performance.now() - t3) / 1000;
+      if (alg.zeroStd.policy !== "resample" || kept.informativeGroups >= tc.promptsPerStep || genBatches >= alg.zeroStd.maxGenBatches) break;
+    }
+    Object.assign(m, rewardMetrics(allGroups, task), kept!.metrics);
+    if (alg.zeroStd.policy === "resample") {
+      m["dynamic/genBatches"] = genBatches;
+      m["dynamic/keptGroupsFrac"] = kept!.informativeGroups / Math.max(1, allGroups.length);
+      m["dynamic/exhausted"] = kept!.informativeGroups < tc.promptsPerStep ? 1 : 0;
+    }
+    const trainBatch = kept!.rollouts;
+
+    // ---- 4. loss and optimizer step(s): μ passes × M mini-batches, micro-batched with gradient accumulation
+    const lr = lrAt(tc, step);
+    m["lr"] = lr;
+    if (reference && alg.kl.placement === "loss" && trainBatch.length > 0) {
+      const t2 = performance.now();
+      referenceLogprobs(reference, trainBatch, tokenizer.padId, config);
+      time.refLogprobs += (performance.now() - t2) / 1000;
+    }
+    if (trainBatch.length > 0) {
+      const upd = updatePolicy({ model, optimizer, params, rollouts: trainBatch, config, beta: state.beta, lr, rng: stepRng.split("shuffle"), useRef: reference !== null, padId: tokenizer.padId, tokenizer, warn });
+      Object.assign(m, upd);
+    } else m["step/skipped"] = 1;
+
+    // ---- 5. adaptive KL controller (verl, OpenRLHF): β ← β(1 + clip(KL/target − 1, ±0.2)·n/H)
+    if (alg.kl.controller === "adaptive" && m["kl/ref"] !== undefined) {
+      const err = Math.max(-0.2, Math.min(0.2, m["kl/ref"] / alg.kl.target - 1));
+      state.beta *= 1 + (err * trainBatch.length) / alg.kl.horizon;
+    }
+    if (useRef) m["kl/beta"] = state.beta;
+
+    // ---- 6. log: per-step metrics, sample groups, cumulative counters, timings
+    state.counters.tokens = (state.counters.tokens ?? 0) + trainBatch.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
+    state.counters.samples = (state.counters.samples ?? 0) + allGroups.reduce((s, g) => s + g.rollouts.length, 0);
+    m["perf/tokens"] = state.counters.tokens;
+    m["perf/samples"] = state.counters.samples;
+    const genTokens = allGroups.reduce((s, g) => s + g.rollouts.reduce((t, r) => t + r.completionIds.length, 0), 0);
+    m["perf/genTokensPerSec"] = genTokens / Math.max(1e-9, time.generate);
+    for (const [k, v] of Object.entries(time)) m[`time/${k}`] = v;
+    if (config.log.sampleGroups > 0) run.logSamples({ step, groups: sampleRecords(allGroups.slice(0, config.log.sampleGroups), tokenizer) });
+    state.step = step;
+    state.rng = stepRng.state();
+
+    // ---- 7. evaluate on the held-out split (keep-best), checkpoint
+    const evalNow = (config.eval.every > 0 && step % config.eval.every === 0) || step === tc.steps;
+    if (evalNow) lastEval = await runEval(step);
+    const ckptNow = (config.checkpoint.every > 0 && step % config.checkpoint.every === 0) || step === lastStep;
+    m["time/step"] = (performance.now() - tStep) / 1000;
+    emit(reporters, "onStep", step, m);
+    if (ckptNow) {
+      const t0 = performance.now();
+      const dir = saveCheckpoint(run.checkpointsDir, `step-${step}`, { model, tokenizer, optimizerState: optimizer.state(), state });
+      pruneCheckpoints(run.checkpointsDir, config.checkpoint.keepLast);
+      emit(reporters, "onCheckpoint", step, dir);
+      void t0;
+    }
+  }
+  emit(reporters, "onEnd", { step: state.step, best: state.best });
+  return { runDir: run.root, step: state.step, startEval, finalEval: lastEval, best: state.best };
+}
+
+/** Where the start model (after any SFT warm start) is saved; the default reference for KL. */
+export function startModelDir(run: RunDir): string {
+  return join(run.checkpointsDir, "start");
+}
+
+/**
+ * The next `count` training prompts: the train split in an order shuffled once per epoch from (seed, epoch),
+ * read from `counters.dataCursor`, which advances (and is checkpointed).
+ */
+function nextPrompts(trainSet: readonly Example[], count: number, counters: Record<string, number>, seed: number): Example[] {
+  const n = trainSet.length;
+  const out: Example[] = [];
+  for (let i = 0; i < count; i++) {
+    const pos = counters.dataCursor ?? 0;
+    const epoch = Math.floor(pos / n);
+    const order = epochOrder(n, seed, epoch);
+    out.push(trainSet[order[pos % n]!]!);
+    counters.dataCursor = pos + 1;
+  }
+  return out;
+}
+
+const orderCache = new Map<string, number[]>();
+function epochOrder(n: number, seed: number, epoch: number): number[] {
+  const key = `${n}/${seed}/${epoch}`;
+  let order = orderCache.get(key);
+  if (!order) {
+    order = new Rng(seed).split("data").split(epoch).shuffle(Array.from({ length: n }, (_, i) => i));
+    if (orderCache.size > 8) orderCache.clear();
+    orderCache.set(key, order);
+  }
+  return order;
+}
+
+/** Throws a ConfigError when a run folder exists and holds a different recipe. */
+export function assertSameRecipe(run: RunDir, config: TrainConfig): void {
+  if (!run.exists()) return;
+  const saved = JSON.stringify(run.readConfig());
+  if (saved !== JSON.stringify(config) && existsSync(run.checkpointsDir)) {
+    throw new ConfigError(`run folder ${run.root} holds a different recipe; use another name or delete the folder`);
+  }
+}
+
+export type { Task };
