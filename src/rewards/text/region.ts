@@ -1,0 +1,75 @@
+/**
+ * The answer region (G3) and tag-block helpers shared by every text checker. Only the final answer region is
+ * graded: the text after the last `</think>`, or the single `<answer>` block. Reasoning, tool outputs and prompt
+ * echoes are never read. All scans are indexOf loops (linear time, no regex backtracking).
+ */
+
+/** Where the graded text comes from. */
+export type RegionMode = "afterThink" | "answerTag" | "all";
+
+/** Default cap on the graded region (G8). */
+export const MAX_REGION_CHARS = 20_000;
+
+/** The graded region, or a reason why there is none. */
+export type Region = { text: string } | { text: null; reason: string };
+
+/** Options for `answerRegion`. */
+export interface RegionOptions {
+  mode: RegionMode;
+  /** With "afterThink": a completion without `</think>` has no region. */
+  requireThink?: boolean;
+  /** The prompt; verbatim echoes of it are removed from the region. */
+  prompt?: string;
+  /** Longer regions count as unparseable (G8). */
+  maxChars?: number;
+}
+
+/** Every non-overlapping `<tag>…</tag>` block (content only), in reading order; unclosed opens are ignored. */
+export function tagBlocks(text: string, tag: string): string[] {
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  const out: string[] = [];
+  let i = text.indexOf(open);
+  while (i >= 0) {
+    const j = text.indexOf(close, i + open.length);
+    if (j < 0) break;
+    out.push(text.slice(i + open.length, j));
+    i = text.indexOf(open, j + close.length);
+  }
+  return out;
+}
+
+/** Number of occurrences of `needle` in `text`. */
+export function countOf(text: string, needle: string): number {
+  let n = 0;
+  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+/** The content of the single `<tag>` block: exactly one open and one close tag, in order; otherwise null. */
+export function singleBlock(text: string, tag: string): string | null {
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  if (countOf(text, open) !== 1 || countOf(text, close) !== 1) return null;
+  const i = text.indexOf(open);
+  const j = text.indexOf(close);
+  return j > i ? text.slice(i + open.length, j) : null;
+}
+
+/** The graded region of a completion (G3, D-M12). */
+export function answerRegion(completion: string, opts: RegionOptions): Region {
+  let text: string;
+  if (opts.mode === "answerTag") {
+    const block = singleBlock(completion, "answer");
+    if (block === null) return { text: null, reason: "no single <answer> block" };
+    text = block;
+  } else if (opts.mode === "afterThink") {
+    const end = completion.lastIndexOf("</think>");
+    if (end >= 0) text = completion.slice(end + "</think>".length);
+    else if (opts.requireThink || completion.includes("<think>")) return { text: null, reason: "reasoning never closed (no </think>)" };
+    else text = completion;
+  } else text = completion;
+  if (opts.prompt && opts.prompt.length >= 16 && text.includes(opts.prompt)) text = text.split(opts.prompt).join(" ");
+  if (text.length > (opts.maxChars ?? MAX_REGION_CHARS)) return { text: null, reason: "answer region too long" };
+  return { text };
+}
