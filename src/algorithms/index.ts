@@ -1,0 +1,9 @@
+/**
+ * algorithms layer entry: advantage estimators over number arrays, the policy-loss pieces and the loss over
+ * per-token arrays (and over engine tensors), presets and step metrics. See docs/algorithms.md.
+ */
+export * from "./advantage-options.js";
+export { computeAdvantages, zScore, meanOnly, rloo, whiten, tokenReturns, NullRewardError, ZERO_STD, type AdvantageResult } from "./advantages.js";
+export * from "./loss-options.js";
+export * from "./pieces.js";
+export { policyLoss, lossNormalizer, type PolicyLossInput, type PolicyLossResult } from "./policy-loss.js";
