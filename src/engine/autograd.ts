@@ -1,0 +1,81 @@
+/**
+ * Reverse-mode automatic differentiation over the graph that ops record on their outputs.
+ *
+ * backward(loss): order the graph topologically from the loss, then walk it in reverse, handing each node's
+ * upstream gradient to its op's rule from the exhaustive gradient table. Rules accumulate into per-tensor
+ * buffers (a tensor used twice collects both contributions); leaves accumulate into `.grad`, so gradients
+ * add up across backward calls until zeroGrad. Intermediate buffers and the graph are dropped as the walk
+ * passes them, so memory peaks at the forward activations plus the gradients in flight.
+ */
+import { gradRule } from "./grad-table.js";
+import type { GradRule, OpName } from "./ops/op-set.js";
+import type { Tensor } from "./tensor.js";
+
+/** Tensors reachable from `root` through recorded nodes, inputs before the tensors that use them. */
+function topoOrder(root: Tensor): Tensor[] {
+  const order: Tensor[] = [];
+  const seen = new Set<Tensor>([root]);
+  // Iterative DFS (graphs of deep models overflow a recursive one): [tensor, next input index].
+  const stack: [Tensor, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const [t, i] = top;
+    const inputs = t.node ? t.node.inputs : [];
+    if (i < inputs.length) {
+      top[1] = i + 1;
+      const x = inputs[i]!;
+      if (x.graphFreed) {
+        throw new Error(`backward: the graph through a ${t.node!.op} input was freed by an earlier backward(); recompute the forward pass`);
+      }
+      if (x.requiresGrad && !seen.has(x)) {
+        seen.add(x);
+        stack.push([x, 0]);
+      }
+    } else {
+      stack.pop();
+      order.push(t);
+    }
+  }
+  return order;
+}
+
+/** Runs the backward pass from a one-element tensor (validated by Tensor.backward). */
+export function runBackward(loss: Tensor): void {
+  if (loss.graphFreed) throw new Error("backward: this loss's graph was already freed by an earlier backward(); recompute the forward pass");
+  const order = topoOrder(loss);
+  const grads = new Map<Tensor, Float32Array>();
+  grads.set(loss, Float32Array.of(1));
+
+  const bufferFor = (t: Tensor): Float32Array => {
+    if (!t.node) {
+      // Leaf: accumulate straight into .grad.
+      if (!t.grad) t.grad = new Float32Array(t.size);
+      return t.grad;
+    }
+    let g = grads.get(t);
+    if (!g) {
+      g = new Float32Array(t.size);
+      grads.set(t, g);
+    }
+    return g;
+  };
+
+  for (let idx = order.length - 1; idx >= 0; idx--) {
+    const t = order[idx]!;
+    const node = t.node;
+    if (!node) {
+      if (t === loss && t.requiresGrad) bufferFor(t)[0]! += 1;
+      continue;
+    }
+    const dy = grads.get(t);
+    grads.delete(t);
+    if (dy) {
+      const inputs = node.inputs;
+      const rule = gradRule(node.op) as GradRule<OpName>;
+      rule(node.ctx, dy, t, inputs, (i) => (inputs[i]!.requiresGrad ? bufferFor(inputs[i]!) : null));
+    }
+    // Free the graph behind us: this tensor is now a plain value.
+    t.node = null;
+    t.graphFreed = true;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * js backend: elementwise kernels (unary, binary with broadcasting, their gradients, where, strided copies).
+ * Each op is a switch outside a plain loop, so there is no per-element closure call.
+ */
+import type { BinaryOp, UnaryOp } from "./kernels.js";
+import { contiguousStrides, forEachRow } from "./js-strided.js";
+
+const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
+const GELU_C = 0.044715;
+
+/** out[i] = f(x[i]). */
+export function unary(op: UnaryOp, x: Float32Array, out: Float32Array): void {
+  const n = x.length;
+  switch (op) {
+    case "neg": for (let i = 0; i < n; i++) out[i] = -x[i]!; return;
+    case "exp": for (let i = 0; i < n; i++) out[i] = Math.exp(x[i]!); return;
+    case "log": for (let i = 0; i < n; i++) out[i] = Math.log(x[i]!); return;
+    case "sqrt": for (let i = 0; i < n; i++) out[i] = Math.sqrt(x[i]!); return;
+    case "rsqrt": for (let i = 0; i < n; i++) out[i] = 1 / Math.sqrt(x[i]!); return;
+    case "tanh": for (let i = 0; i < n; i++) out[i] = Math.tanh(x[i]!); return;
+    case "gelu":
+      for (let i = 0; i < n; i++) {
+        const v = x[i]!;
+        out[i] = 0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v)));
+      }
+      return;
+    case "silu": for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v / (1 + Math.exp(-v)); } return;
+    case "relu": for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v > 0 ? v : 0; } return;
+    case "abs": for (let i = 0; i < n; i++) out[i] = Math.abs(x[i]!); return;
+    case "sigmoid": for (let i = 0; i < n; i++) out[i] = 1 / (1 + Math.exp(-x[i]!)); return;
+  }
+}
+
+/** dx[i] += dy[i] * f'(x[i]), using the forward output y where that is cheaper. */
+export function unaryBackward(op: UnaryOp, x: Float32Array, y: Float32Array, dy: Float32Array, dx: Float32Array): void {
+  const n = x.length;
+  switch (op) {
+    case "neg": for (let i = 0; i < n; i++) dx[i]! -= dy[i]!; return;
+    case "exp": for (let i = 0; i < n; i++) dx[i]! += dy[i]! * y[i]!; return;
+    case "log": for (let i = 0; i < n; i++) dx[i]! += dy[i]! / x[i]!; return;
+    case "sqrt": for (let i = 0; i < n; i++) dx[i]! += (dy[i]! * 0.5) / y[i]!; return;
+    case "rsqrt": for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * -0.5 * v * v * v; } return;
+    case "tanh": for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * (1 - v * v); } return;
+    case "gelu":
+      for (let i = 0; i < n; i++) {
+        const v = x[i]!;
+        const t = Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v));
+        const dt = (1 - t * t) * SQRT_2_OVER_PI * (1 + 3 * GELU_C * v * v);
+        dx[i]! += dy[i]! * (0.5 * (1 + t) + 0.5 * v * dt);
+      }
+      return;
+    case "silu":
+      for (let i = 0; i < n; i++) {
+        const v = x[i]!;
+        const s = 1 / (1 + Math.exp(-v));
+        dx[i]! += dy[i]! * s * (1 + v * (1 - s));
+      }
+      return;
+    case "relu": for (let i = 0; i < n; i++) if (x[i]! > 0) dx[i]! += dy[i]!; return;
+    case "abs": for (let i = 0; i < n; i++) { const v = x[i]!; dx[i]! += v > 0 ? dy[i]! : v < 0 ? -dy[i]! : 0; } return;
+    case "sigmoid": for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * v * (1 - v); } return;
+  }
+}
+
+/** out[i] = x[i] ** p. */
+export function powScalar(x: Float32Array, p: number, out: Float32Array): void {
+  const n = x.length;
+  if (p === 2) for (let i = 0; i < n; i++) out[i] = x[i]! * x[i]!;
+  else if (p === 1) out.set(x);
+  else for (let i = 0; i < n; i++) out[i] = Math.pow(x[i]!, p);
+}
+
+/** out[i] = x[i] * s + t. */
+export function affine(x: Float32Array, s: number, t: number, out: Float32Array): void {
+  const n = x.length;
+  for (let i = 0; i < n; i++) out[i] = x[i]! * s + t;
+}
+
+/** y[i] += alpha * x[i]. */
+export function axpy(alpha: number, x: Float32Array, y: Float32Array): void {
+  const n = x.length;
+  if (alpha === 1) for (let i = 0; i < n; i++) y[i]! += x[i]!;
+  else for (let i = 0; i < n; i++) y[i]! += alpha * x[i]!;
+}
+
+/** Broadcasting binary op; out is contiguous over `shape`. */
+export function binary(op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[], out: Float32Array, shape: readonly number[]): void {
+  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => {
+    switch (op) {
+      case "add": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!; return;
+      case "sub": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!; return;
+      case "mul": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!; return;
+      case "div": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!; return;
+      case "maximum": for (let j = 0; j < n; j++) out[oo + j] = Math.max(a[oa + j * ia]!, b[ob + j * ib]!); return;
+      case "minimum": for (let j = 0; j < n; j++) out[oo + j] = Math.min(a[oa + j * ia]!, b[ob + j * ib]!); return;
+    }
+  });
+}
+
+/** Gradient of a broadcasting binary op, reduced onto each input's layout (see Kernels.binaryBackward). */
+export function binaryBackward(
+  op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[],
+  dy: Float32Array, da: Float32Array | null, db: Float32Array | null, shape: readonly number[],
+): void {
+  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => {
+    for (let j = 0; j < n; j++) {
+      const g = dy[oo + j]!;
+      const pa = oa + j * ia, pb = ob + j * ib;
+      switch (op) {
+        case "add": if (da) da[pa]! += g; if (db) db[pb]! += g; break;
+        case "sub": if (da) da[pa]! += g; if (db) db[pb]! -= g; break;
+        case "mul": if (da) da[pa]! += g * b[pb]!; if (db) db[pb]! += g * a[pa]!; break;
+        case "div": {
+          const bv = b[pb]!;
+          if (da) da[pa]! += g / bv;
+          if (db) db[pb]! -= (g * a[pa]!) / (bv * bv);
+          break;
+        }
+        case "maximum":
+        case "minimum": {
+          const av = a[pa]!, bv = b[pb]!;
+          const aWins = op === "maximum" ? av > bv : av < bv;
+          const wa = av === bv ? 0.5 : aWins ? 1 : 0;
+          if (da) da[pa]! += g * wa;
+          if (db) db[pb]! += g * (1 - wa);
+          break;
+        }
+      }
+    }
+  });
+}
+
+/** out[idx] = cond[idx . sc] !== 0 ? a[idx . sa] : b[idx . sb]. */
+export function where(cond: Float32Array, sc: readonly number[], a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[], out: Float32Array, shape: readonly number[]): void {
+  forEachRow(shape, [sc, sa, sb, contiguousStrides(shape)], [0, 0, 0, 0], (oc, oa, ob, oo, n, ic, ia, ib) => {
+    for (let j = 0; j < n; j++) out[oo + j] = cond[oc + j * ic] !== 0 ? a[oa + j * ia]! : b[ob + j * ib]!;
+  });
+}
+
+/** out[outOffset + idx . outStrides] (+)= x[xOffset + idx . xStrides] over `shape`. */
+export function stridedCopy(
+  x: Float32Array, xOffset: number, xStrides: readonly number[], out: Float32Array, outOffset: number,
+  outStrides: readonly number[], shape: readonly number[], accumulate: boolean,
+): void {
+  forEachRow(shape, [xStrides, outStrides], [xOffset, outOffset], (ox, oo, _o2, _o3, n, ix, io) => {
+    if (accumulate) {
+      if (io === 0) {
+        let s = 0;
+        for (let j = 0; j < n; j++) s += x[ox + j * ix]!;
+        out[oo]! += s;
+      } else for (let j = 0; j < n; j++) out[oo + j * io]! += x[ox + j * ix]!;
+    } else if (ix === 1 && io === 1) {
+      out.set(x.subarray(ox, ox + n), oo);
+    } else for (let j = 0; j < n; j++) out[oo + j * io] = x[ox + j * ix]!;
+  });
+}

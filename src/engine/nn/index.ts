@@ -1,0 +1,4 @@
+/** nn modules: Module base class, Linear, Embedding, LayerNorm, RMSNorm, LoRA. */
+export * from "./module.js";
+export * from "./linear.js";
+export * from "./norm.js";

@@ -1,0 +1,71 @@
+/** Linear and Embedding layers, with PyTorch/Hugging Face weight layouts so checkpoints map one to one. */
+import type { Rng } from "../../util/rng.js";
+import { add } from "../ops/elementwise.js";
+import { matmul } from "../ops/matmul.js";
+import { embedding } from "../ops/nn.js";
+import { Tensor, randUniform, randn } from "../tensor.js";
+import { Module } from "./module.js";
+
+/** Options of Linear. */
+export interface LinearOptions {
+  /** Seeded stream for the initial weights. */
+  rng: Rng;
+  /** Add a bias (default true). */
+  bias?: boolean;
+  /** Normal init with this std (GPT-2 uses 0.02); default is PyTorch's U(-1/sqrt(in), 1/sqrt(in)). */
+  std?: number;
+}
+
+/** y = x W^T + b with W (out, in), b (out). */
+export class Linear extends Module {
+  weight: Tensor;
+  bias: Tensor | null;
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+
+  constructor(inFeatures: number, outFeatures: number, opts: LinearOptions) {
+    super();
+    this.inFeatures = inFeatures;
+    this.outFeatures = outFeatures;
+    const bound = 1 / Math.sqrt(inFeatures);
+    this.weight = opts.std !== undefined
+      ? randn([outFeatures, inFeatures], opts.rng, opts.std)
+      : randUniform([outFeatures, inFeatures], opts.rng, -bound, bound);
+    this.weight.requiresGrad = true;
+    this.bias = null;
+    if (opts.bias ?? true) {
+      this.bias = opts.std !== undefined ? new Tensor(new Float32Array(outFeatures), [outFeatures]) : randUniform([outFeatures], opts.rng, -bound, bound);
+      this.bias.requiresGrad = true;
+    }
+  }
+
+  /** x (..., in) → (..., out). */
+  forward(x: Tensor): Tensor {
+    const y = matmul(x, this.weight, { transB: true });
+    return this.bias ? add(y, this.bias) : y;
+  }
+}
+
+/** Options of Embedding. */
+export interface EmbeddingOptions {
+  /** Seeded stream for the initial weights. */
+  rng: Rng;
+  /** Normal init std (default 0.02, as GPT-2 and Llama). */
+  std?: number;
+}
+
+/** Lookup table (V, D). */
+export class Embedding extends Module {
+  weight: Tensor;
+
+  constructor(numEmbeddings: number, dim: number, opts: EmbeddingOptions) {
+    super();
+    this.weight = randn([numEmbeddings, dim], opts.rng, opts.std ?? 0.02);
+    this.weight.requiresGrad = true;
+  }
+
+  /** ids with shape `idsShape` → (...idsShape, D). */
+  forward(ids: Int32Array, idsShape: readonly number[] = [ids.length]): Tensor {
+    return embedding(this.weight, ids, idsShape);
+  }
+}
