@@ -7,7 +7,7 @@
 import type { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
-import { sample } from "../sampling/sample.js";
+import { sample, type SampledSequence } from "../sampling/sample.js";
 import type { Example, Task } from "../tasks/types.js";
 import type { Rollout, RolloutGroup } from "./types.js";
 
@@ -52,7 +52,7 @@ export function sampleGroups(
   const rows: number[][] = [];
   for (const p of prompts) for (let i = 0; i < G; i++) rows.push(p);
   const maxRows = opts.maxRows ?? rows.length;
-  const sampled = [];
+  const sampled: SampledSequence[] = [];
   for (let at = 0; at < rows.length; at += maxRows) {
     sampled.push(
       ...sample(model, tokenizer, rows.slice(at, at + maxRows), {

@@ -3,7 +3,7 @@
  * optimizer and learning-rate schedule from `train`.
  */
 import { Rng } from "../util/index.js";
-import { adamw, sgd, Optimizer, constantLr, linearWarmup, cosineLr } from "../engine/index.js";
+import { adamw, sgd, Optimizer, constantLr, linearWarmup, cosineLr, type Tensor } from "../engine/index.js";
 import { Transformer } from "../models/transformer.js";
 import { parseTransformerConfig } from "../models/config.js";
 import { CharTokenizer, type Tokenizer } from "../models/tokenizer.js";
@@ -34,22 +34,23 @@ export function buildModel(cfg: TrainConfig["model"], seed: number): ModelAndTok
 }
 
 /** The parameters the optimizer updates (those that require grad). */
-export function trainableParams(model: Transformer) {
-  return model.namedParameters().map(([, p]) => p).filter((p) => p.requiresGrad);
+export function trainableParams(model: Transformer): [string, Tensor][] {
+  return model.namedParameters().filter(([, p]) => p.requiresGrad);
 }
 
-/** The optimizer named by `train.optimizer`. */
-export function buildOptimizer(train: TrainConfig["train"]): Optimizer {
+/** The optimizer named by `train.optimizer`, over the model's trainable parameters. */
+export function buildOptimizer(train: TrainConfig["train"], model: Transformer): Optimizer {
   const o = train.optimizer;
-  return o.type === "adamw"
+  const rule = o.type === "adamw"
     ? adamw({ lr: train.lr, betas: o.betas, eps: o.eps, weightDecay: o.weightDecay })
     : sgd({ lr: train.lr, momentum: o.momentum });
+  return new Optimizer(rule, trainableParams(model));
 }
 
-/** Learning rate at RL step `step` (1-based). */
+/** Learning rate at RL step `step` (1-based; the engine's schedules count from 0). */
 export function lrAt(train: TrainConfig["train"], step: number): number {
   const s = train.schedule;
-  if (s.type === "constant") return constantLr(train.lr)(step);
-  if (s.type === "linearWarmup") return linearWarmup(train.lr, s.warmupSteps)(step);
-  return cosineLr({ lr: train.lr, warmupSteps: s.warmupSteps, totalSteps: train.steps, minLr: train.lr * s.minLrFrac })(step);
+  if (s.type === "constant") return constantLr(train.lr)(step - 1);
+  if (s.type === "linearWarmup") return linearWarmup(train.lr, s.warmupSteps)(step - 1);
+  return cosineLr({ lr: train.lr, warmupSteps: s.warmupSteps, totalSteps: train.steps, minLr: train.lr * s.minLrFrac })(step - 1);
 }

@@ -18,7 +18,7 @@ import { chunks, entropyGrid, gridLogprobs, onGrid, packRollouts } from "./batch
 export interface UpdateArgs {
   model: Transformer;
   optimizer: Optimizer;
-  params: Tensor[];
+  params: [string, Tensor][];
   rollouts: Rollout[];
   config: TrainConfig;
   beta: number;
@@ -72,7 +72,7 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
     for (const miniIdx of chunks(order, size)) {
       const mini = miniIdx.map((i) => a.rollouts[i]!);
       const norm = lossNormalizer(mini.map((r) => r.lossMask)); // B and N_tok of this optimizer batch (§3.1)
-      optimizer.zeroGrad(params);
+      optimizer.zeroGrad();
       for (const micro of chunks(mini, tc.microBatchSize)) {
         const p = packRollouts(micro, a.padId);
         const { logp, logits } = gridLogprobs(model, p, T); // logp: (B, T), logits: (B, T, V)
@@ -111,13 +111,12 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
       const gradNorm = tc.maxGradNorm !== null ? clipGradNorm(params, tc.maxGradNorm) : globalNorm(params);
       acc.gradNorms.push(gradNorm);
       acc.clipped += tc.maxGradNorm !== null && gradNorm > tc.maxGradNorm ? 1 : 0;
-      optimizer.setLr?.(a.lr);
-      optimizer.step(params);
+      optimizer.step(a.lr);
     }
   }
   if (firstPassMaxDiff > 1e-2) a.warn(`mismatch/logpDiffMax = ${firstPassMaxDiff.toFixed(4)} > 1e-2 between sampler and trainer log-probs (temperature or precision?)`);
   const seconds = (performance.now() - t0) / 1000;
-  const klMissing = klMasks ? { "kl/sectionMissingFrac": missingSections / Math.max(1, a.rollouts.length) } : {};
+  const klMissing: Record<string, number> = klMasks ? { "kl/sectionMissingFrac": missingSections / Math.max(1, a.rollouts.length) } : {};
   return { ...acc.result(), ...klMissing, "mismatch/logpDiffMax": firstPassMaxDiff, "perf/trainTokensPerSec": trainedTokens / Math.max(1e-9, seconds), "time/update": seconds };
 }
 
@@ -125,9 +124,9 @@ function seqTokens(r: Rollout): number {
   return r.lossMask.reduce((s, x) => s + x, 0);
 }
 
-function globalNorm(params: readonly Tensor[]): number {
+function globalNorm(params: readonly [string, Tensor][]): number {
   let s = 0;
-  for (const p of params) if (p.grad) for (const g of p.grad) s += g * g;
+  for (const [, p] of params) if (p.grad) for (const g of p.grad) s += g * g;
   return Math.sqrt(s);
 }
 

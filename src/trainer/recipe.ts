@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../util/index.js";
 import { TrainConfigSchema, checkConfig, type TrainConfig } from "./config.js";
+import { getTask, tasks } from "../tasks/index.js";
 import { PRESETS, mergeRecipe, type PresetName } from "./presets.js";
 
 /** Reads and validates a recipe file (.json, .yaml or .yml); `overrides` (e.g. from CLI flags) win over the file. */
@@ -49,6 +50,15 @@ export function resolveConfig(raw: unknown, source = "recipe"): TrainConfig {
     throw new ConfigError(`${source}: invalid recipe\n${lines.join("\n")}`);
   }
   const problems = checkConfig(parsed.data);
+  const t = parsed.data.task;
+  if (!tasks.has(t.name)) problems.push({ path: "task.name", message: `${JSON.stringify(t.name)} is not a registered task; allowed: ${tasks.names().map((n) => JSON.stringify(n)).join(" | ")}` });
+  else {
+    try {
+      getTask(t.name, t.options);
+    } catch (err) {
+      problems.push({ path: "task.options", message: (err as Error).message });
+    }
+  }
   if (problems.length > 0) {
     throw new ConfigError(`${source}: invalid recipe\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`);
   }

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { ConfigError, Rng } from "../util/index.js";
-import { noGrad } from "../engine/index.js";
+import { noGrad, type OptimizerState } from "../engine/index.js";
 import { getTask } from "../tasks/index.js";
 import type { Example, Task } from "../tasks/types.js";
 import { sampleGroups, scoreGroups } from "../rollout/groups.js";
@@ -68,12 +68,12 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   // ---- policy, optimizer, state: fresh (with optional SFT warm start) or resumed from the newest checkpoint
   const resumeFrom = opts.resume !== false && run.exists() ? latestCheckpoint(run.checkpointsDir) : null;
   let policy: ModelAndTokenizer;
-  const optimizer = buildOptimizer(tc);
+  let optimizerState: unknown = null;
   let state: TrainerState;
   if (resumeFrom) {
     const ck = loadCheckpoint(resumeFrom);
     policy = { model: ck.model, tokenizer: ck.tokenizer };
-    optimizer.loadState(ck.optimizerState as never);
+    optimizerState = ck.optimizerState;
     state = ck.state;
     run.truncateAfter(state.step);
   } else {
@@ -86,6 +86,8 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   }
   const { model, tokenizer } = policy;
   const params = trainableParams(model);
+  const optimizer = buildOptimizer(tc, model);
+  if (optimizerState) optimizer.loadState(optimizerState as OptimizerState);
   const useRef = alg.kl.beta > 0 || alg.kl.monitorOnly;
   const reference = useRef ? buildModel({ type: "checkpoint", path: config.reference ?? startModelDir(run) }, config.seed).model : null;
   const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
