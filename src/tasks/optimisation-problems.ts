@@ -79,7 +79,7 @@ function diet(rng: Rng): DrawnProblem {
   const content = nutrients.map(() => ints(rng, foods.length, 0, 10));
   // Make every nutrient reachable: each has at least one food with positive content.
   content.forEach((row) => {
-    if (row.every((v) => v === 0)) row[rng.int(row.length)] = rng.intBetween(1, 10);
+    if (!row.some((v) => v > 0)) row[rng.int(row.length)] = rng.intBetween(1, 10);
   });
   const need = ints(rng, nutrients.length, 20, 80);
   const lines = nutrients.map((n, j) => `- ${n}: ${foods.map((f, i) => `${content[j]![i]} per serving of ${f}`).join(", ")}; at least ${need[j]} needed.`);

@@ -4,9 +4,12 @@
  * (D-S6). The solve is synchronous, so the reward calls this only inside a pool worker; after any exception the
  * module instance is dropped and a fresh one is loaded for the next solve (an aborted WASM instance may be broken).
  */
-import highsLoader from "highs";
+import * as highsModule from "highs";
+import type { Highs } from "highs";
 
-type Highs = Awaited<ReturnType<typeof highsLoader>>;
+// The package's types describe a CommonJS module, but Node loads its ESM build ("import" condition), whose default
+// export is the loader; TypeScript (NodeNext) cannot see that, hence the cast.
+const highsLoader = (highsModule as unknown as { default: () => Promise<Highs> }).default;
 
 /** Solver settings. */
 export interface SolveOptions {
@@ -106,7 +109,7 @@ export function solveWith(highs: Highs, text: string, opts: SolveOptions = {}): 
       objective: optimal ? model.getObjectiveValue() : null,
       values: optimal ? Array.from(model.getSolution().colValue) : [],
       columnNames,
-      modelSize: { variables: lp.numCols, constraints: lp.numRows, integers: lp.integrality.filter((t) => t !== 0).length },
+      modelSize: { variables: lp.numCols, constraints: lp.numRows, integers: lp.integrality.filter((t: number) => t !== 0).length },
       trivial: trivialReason(lp.numRows, lp.colCost, lp.offset),
     };
   } finally {
