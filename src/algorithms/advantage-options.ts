@@ -33,14 +33,19 @@ export interface AdvantageOptions {
   maxNullFrac: number;
   /** Model tokens with m = 1 per completion, lengths[g][i]; needed by batch estimators with token weighting. */
   lengths?: readonly (readonly number[])[];
-  /** KL in the reward (§2.4): group estimators subtract β Σ_t k1; batch estimators add −β k1 per token. */
+  /**
+   * KL in the reward (§2.4): group estimators subtract β Σ_t k1; batch estimators add −β k1 per token and return
+   * `tokenAdvantages[g][i][t]` aligned with `k1[g][i]` (one entry per completion token).
+   */
   klInReward?: KlInReward;
+  /** m(i,t) per completion token, aligned with `klInReward.k1`: the whitening weights of the per-token form (default 1). */
+  tokenMasks?: readonly (readonly (readonly number[])[])[];
   /** Named in error messages (task, step, checker). */
   context?: string;
 }
 
 /** The spec's defaults (a bare config is the grpo preset). */
-export const ADVANTAGE_DEFAULTS: Readonly<Omit<AdvantageOptions, "lengths" | "klInReward" | "context">> = {
+export const ADVANTAGE_DEFAULTS: Readonly<Omit<AdvantageOptions, "lengths" | "klInReward" | "tokenMasks" | "context">> = {
   type: "zScore",
   std: "sample",
   eps: 1e-4,

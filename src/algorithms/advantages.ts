@@ -202,46 +202,61 @@ function batchAdvantages(
   const baseline = rewards.map((g) => (o.type === "reinforcePlusPlusBaseline" ? moments(g.filter((r): r is number => r !== null)).mean : 0));
   const kl = o.klInReward;
   const perToken = !!kl && kl.beta !== 0;
-  if (o.weighting === "token" && !o.lengths) throw new TypeError(`computeAdvantages: ${o.type} with token weighting needs lengths[g][i]`);
-  const len = (g: number, i: number): number => o.lengths?.[g]?.[i] ?? kl?.k1[g]?.[i]?.length ?? 1;
-
-  // One unit per scored completion (outcome-only), or per model token when KL rewards make returns vary.
   const values: number[] = [];
   const weights: number[] = [];
   const where: [number, number, number][] = [];
   let units = 0;
-  rewards.forEach((g, gi) =>
-    g.forEach((r, i) => {
-      if (r === null) return;
-      const L = len(gi, i);
-      const centred = r - baseline[gi]!;
-      if (!perToken) {
-        values.push(centred);
-        weights.push(o.weighting === "token" ? L : 1);
-        where.push([gi, i, -1]);
-        units += o.weighting === "token" ? L : 1;
-        return;
-      }
-      const R = tokenReturns(centred, kl!.k1[gi]?.[i], kl!.beta, o.gamma, L);
-      R.forEach((v, t) => {
-        values.push(v);
-        weights.push(o.weighting === "token" ? 1 : 1 / L);
-        where.push([gi, i, t]);
-      });
-      units += o.weighting === "token" ? L : L > 0 ? 1 : 0;
-    }),
-  );
-  const { out } = whiten(values, weights, units);
-  const advantages = rewards.map((g) => g.map(() => 0));
+
   if (!perToken) {
+    // Outcome-only rewards with γ = 1: R(i,t) = r_i on every token, so one unit per completion weighted by L_i
+    // (token weighting) or 1 (sequence weighting) gives the same statistics as the per-token form.
+    if (o.weighting === "token" && !o.lengths) throw new TypeError(`computeAdvantages: ${o.type} with token weighting needs lengths[g][i]`);
+    rewards.forEach((g, gi) =>
+      g.forEach((r, i) => {
+        if (r === null) return;
+        const w = o.weighting === "token" ? o.lengths![gi]![i]! : 1;
+        values.push(r - baseline[gi]!);
+        weights.push(w);
+        where.push([gi, i, -1]);
+        units += w;
+      }),
+    );
+    const { out } = whiten(values, weights, units);
+    const advantages = rewards.map((g) => g.map(() => 0));
     out.forEach((a, k) => (advantages[where[k]![0]]![where[k]![1]] = a));
     return { advantages };
   }
-  const tokenAdvantages = rewards.map((g, gi) => g.map((_, i) => new Array<number>(g[i] === null ? 0 : len(gi, i)).fill(0)));
+
+  // KL in the reward: per-token returns over every completion position, weights m(i,t) (or m/L_i per sequence).
+  const maskAt = (gi: number, i: number, t: number): number => o.tokenMasks?.[gi]?.[i]?.[t] ?? 1;
+  rewards.forEach((g, gi) =>
+    g.forEach((r, i) => {
+      if (r === null) return;
+      const k1 = kl!.k1[gi]?.[i] ?? [];
+      const R = tokenReturns(r - baseline[gi]!, k1, kl!.beta, o.gamma, k1.length);
+      const Li = R.reduce((a, _, t) => a + maskAt(gi, i, t), 0);
+      R.forEach((v, t) => {
+        values.push(v);
+        weights.push(o.weighting === "token" ? maskAt(gi, i, t) : Li > 0 ? maskAt(gi, i, t) / Li : 0);
+        where.push([gi, i, t]);
+      });
+      units += o.weighting === "token" ? Li : Li > 0 ? 1 : 0;
+    }),
+  );
+  const { out } = whiten(values, weights, units);
+  const tokenAdvantages = rewards.map((g, gi) => g.map((r, i) => new Array<number>(r === null ? 0 : (kl!.k1[gi]?.[i]?.length ?? 0)).fill(0)));
   out.forEach((a, k) => {
     const [gi, i, t] = where[k]!;
     tokenAdvantages[gi]![i]![t] = a;
   });
-  tokenAdvantages.forEach((g, gi) => g.forEach((ts, i) => (advantages[gi]![i] = ts.length ? ts.reduce((a, b) => a + b, 0) / ts.length : 0)));
+  // Per-completion summary: the masked mean of its token advantages.
+  const advantages = tokenAdvantages.map((g, gi) =>
+    g.map((ts, i) => {
+      let s = 0;
+      let n = 0;
+      ts.forEach((a, t) => ((s += maskAt(gi, i, t) * a), (n += maskAt(gi, i, t))));
+      return n > 0 ? s / n : 0;
+    }),
+  );
   return { advantages, tokenAdvantages };
 }

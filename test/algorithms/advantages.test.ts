@@ -112,6 +112,15 @@ describe("§11.2 batch estimators", () => {
     const want = whiten(values, values.map(() => 1), 8).out;
     close(r.tokenAdvantages!.flat(2), want, 1e-12);
   });
+  it("KL in the reward with a token mask: masked tokens carry no weight and tokenAdvantages span every position", () => {
+    const k1 = [[[0.5, 0, 0.2], [0.1]]];
+    const r = computeAdvantages([[1, 0]], { type: "batchNorm", klInReward: { beta: 0.1, k1 }, tokenMasks: [[[1, 0, 1], [1]]] });
+    expect(r.tokenAdvantages![0]![0]).toHaveLength(3);
+    // Returns: [0.93, 0.98, 0.98] (position 1 masked), [-0.01]; weights [1, 0, 1], [1]; N = 3.
+    const want = whiten([0.93, 0.98, 0.98, -0.01], [1, 0, 1, 1], 3).out;
+    close(r.tokenAdvantages!.flat(2), want, 1e-12);
+    close(r.advantages[0]!, [(want[0]! + want[2]!) / 2, want[3]!], 1e-12);
+  });
   it("KL in the reward for group estimators subtracts β Σ k1 before normalising", () => {
     const r = computeAdvantages([[1, 1]], { type: "meanOnly", klInReward: { beta: 0.5, k1: [[[0.2, 0.2], [0]]] } });
     close(r.rewards[0] as number[], [0.8, 1], 1e-12);
