@@ -2,8 +2,8 @@
  * The answer format shared by the built-in maths tasks, kept short for character-level models:
  * `<answer>\boxed{357}</answer>` (27 characters for a 3-digit answer).
  *
- * Correctness is the `math-answer` reward on the boxed value (its strict mode reads `\boxed{}`; the single
- * `<answer>` block is the graded region, rewards spec G3), and a light format term is `format-tags` with the one
+ * Correctness is the `math-answer` reward on the boxed value (strict mode reads `\boxed{}`; `region: "answerTag"`
+ * makes the single `<answer>` block the graded region, rewards spec G3), and a light format term is `format-tags` with the one
  * tag `answer` (exactly one block, non-empty, nothing outside it but whitespace; rewards spec §2.2).
  * Change the reward names or options here and every built-in task follows.
  */
@@ -32,5 +32,5 @@ export function formatTerm(weight = FORMAT_WEIGHT): RewardTerm {
 
 /** The correctness term of the maths tasks: `math-answer` on the boxed value. */
 export function mathCorrectTerm(): RewardTerm {
-  return { name: "correct", reward: "math-answer", weight: 1, options: {} };
+  return { name: "correct", reward: "math-answer", weight: 1, options: { region: "answerTag" } };
 }

@@ -5,6 +5,11 @@ import { BUILTIN_TASKS, getTask, listTasks, registerTask, scoreTerms, scoreWithT
 import { RewardRegistry, rewards } from "../../src/rewards/registry.js";
 import { parseExpression } from "../../src/rewards/countdown.js";
 import type { Task } from "../../src/tasks/types.js";
+import { mathAnswerReward } from "../../src/rewards/math/reward.js";
+import { formatTagsReward } from "../../src/rewards/format.js";
+
+// The real maths and format checkers; registered here in case no module has registered them yet.
+for (const spec of [mathAnswerReward, formatTagsReward]) if (!rewards.has(spec.name)) rewards.register(spec);
 
 describe("task registry", () => {
   it("lists the built-ins", () => {
@@ -60,13 +65,36 @@ describe.each(BUILTIN_TASKS.map((d) => d.name))("built-in task %s", (name) => {
     expect(task.terms[1]!.weight).toBeLessThan(task.terms[0]!.weight);
     expect(task.stop).toEqual(["</answer>"]);
   });
-  it("every gold completion earns full score (needs math-answer and format-tags registered)", async () => {
-    const missing = task.terms.filter((t) => !rewards.has(t.reward)).map((t) => t.reward);
-    if (missing.length > 0) return void console.warn(`skipped: rewards not yet registered: ${missing.join(", ")}`);
+  it("every gold completion earns full score", async () => {
     for (const e of test.slice(0, 30)) {
       const r = await task.score(e, e.goldCompletion);
       expect(r.score, e.prompt).toBeCloseTo(1 + task.terms[1]!.weight, 12);
       expect(r.terms.correct).toBe(1);
+    }
+  });
+});
+
+describe("adversarial completions earn no correctness", () => {
+  it.each(["addition", "arithmetic", "linear-equation"])("%s", async (name) => {
+    const task = getTask(name);
+    const [e] = task.generate("test", 1, 5);
+    const a = e!.gold.answer;
+    const cases: [string, number | null][] = [
+      [`\\boxed{${a}}`, 0], // right box outside the answer block: not graded (G3)
+      [`<answer>${a}</answer>`, 0], // bare number: strict mode needs a box
+      [`<answer>\\boxed{${a}</answer>`, 0], // unclosed box
+      [`<answer>\\boxed{${a}}</answer><answer>\\boxed{${a}}</answer>`, 0], // two blocks
+      [`<answer>\\boxed{${Number(a) + 1}}</answer>`, 0],
+      [`<answer>\\boxed{${a}} or \\boxed{${Number(a) + 1}}</answer>`, 0], // hedging: only the last box counts
+    ];
+    for (const [c, want] of cases) expect((await task.score(e!, c)).terms.correct ?? null, c).toBe(want);
+  });
+  it("countdown", async () => {
+    const task = getTask("countdown");
+    const [e] = task.generate("test", 1, 5);
+    const expr = e!.goldCompletion.replace(/<\/?answer>/g, "");
+    for (const c of [expr, `<answer>${e!.gold.target}</answer>`, `<answer>${expr}</answer><answer>${expr}</answer>`, `<answer>\\boxed{${expr}}</answer>`]) {
+      expect((await task.score(e!, c)).terms.correct, c).toBe(0);
     }
   });
 });
