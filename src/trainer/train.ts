@@ -197,7 +197,10 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
 
     // ---- 7. evaluate on the held-out split (keep-best), checkpoint
     const evalNow = (config.eval.every > 0 && step % config.eval.every === 0) || step === tc.steps;
-    if (evalNow) lastEval = await runEval(step);
+    if (evalNow) {
+      lastEval = await runEval(step);
+      m["time/eval"] = lastEval["time/eval"]!;
+    }
     const ckptNow = (config.checkpoint.every > 0 && step % config.checkpoint.every === 0) || step === lastStep;
     m["time/step"] = (performance.now() - tStep) / 1000;
     emit(reporters, "onStep", step, m);

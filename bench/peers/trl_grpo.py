@@ -1,0 +1,88 @@
+"""TRL GRPOTrainer side of `npm run bench:trl` (bench/trl.ts writes the settings JSON and reads our JSON lines).
+
+Trains the tiny Llama fixture (test/fixtures/parity/llama, the same safetensors rlvr loads) with TRL's GRPOTrainer on
+the same prompts, G, prompts per step, learning rate, beta, max new tokens, loss type and steps, on CPU, and prints one
+JSON line per step {"step", "reward", "time"} plus a final {"steps_per_s"}. The reward mirrors the built-in maths tasks:
+1 for the right boxed answer inside a single <answer> block, plus 0.2 for that format.
+"""
+import json
+import re
+import sys
+import time
+
+import torch
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, TrainerCallback
+from trl import GRPOConfig, GRPOTrainer
+
+
+def reward_fn(completions, answer, **_):
+    out = []
+    for text, gold in zip(completions, answer):
+        m = re.fullmatch(r"\s*<answer>(.+?)</answer>\s*", text, flags=re.S)
+        fmt = 1.0 if m and m.group(1).strip() else 0.0
+        box = re.search(r"\\boxed\{([^{}]*)\}", m.group(1)) if m else None
+        correct = 1.0 if box and box.group(1).strip() == gold else 0.0
+        out.append(correct + 0.2 * fmt)
+    return out
+
+
+class StepLog(TrainerCallback):
+    def __init__(self):
+        self.t0 = None
+
+    def on_train_begin(self, args, state, control, **kw):
+        self.t0 = time.perf_counter()
+
+    def on_log(self, args, state, control, logs=None, **kw):
+        if logs and "reward" in logs:
+            print(json.dumps({"step": state.global_step, "reward": logs["reward"], "time": time.perf_counter() - self.t0}), flush=True)
+
+
+def main():
+    s = json.load(open(sys.argv[1]))
+    torch.manual_seed(s["seed"])
+    torch.set_num_threads(s.get("threads", 2))
+    tok = PreTrainedTokenizerFast(tokenizer_file=f"{s['model_dir']}/tokenizer.json")
+    cfg = json.load(open(f"{s['model_dir']}/config.json"))
+    eos = tok.convert_ids_to_tokens(cfg["eos_token_id"])
+    tok.eos_token = eos
+    tok.pad_token = eos
+    model = AutoModelForCausalLM.from_pretrained(s["model_dir"], torch_dtype=torch.float32)
+    ds = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in s["prompts"]])
+    G, Q = s["G"], s["prompts_per_step"]
+    args = GRPOConfig(
+        output_dir=s["out_dir"],
+        use_cpu=True,
+        seed=s["seed"],
+        max_steps=s["steps"],
+        learning_rate=s["lr"],
+        lr_scheduler_type="constant",
+        warmup_steps=0,
+        weight_decay=0.0,
+        max_grad_norm=1.0,
+        per_device_train_batch_size=G * Q,
+        gradient_accumulation_steps=1,
+        num_generations=G,
+        max_completion_length=s["max_new_tokens"],
+        temperature=1.0,
+        beta=s["beta"],
+        loss_type=s["loss_type"],
+        scale_rewards="group",
+        epsilon=0.2,
+        num_iterations=1,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        disable_dropout=True,
+        dataloader_num_workers=0,
+    )
+    trainer = GRPOTrainer(model=model, reward_funcs=reward_fn, args=args, train_dataset=ds, processing_class=tok, callbacks=[StepLog()])
+    t0 = time.perf_counter()
+    trainer.train()
+    dt = time.perf_counter() - t0
+    print(json.dumps({"steps_per_s": s["steps"] / dt, "seconds": dt}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

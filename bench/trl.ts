@@ -1,0 +1,82 @@
+/**
+ * `npm run bench:trl`: the same tiny Llama-shaped model (test/fixtures/parity/llama, one safetensors file) trained on
+ * the same task twice, once with TRL's GRPOTrainer (bench/peers/trl_grpo.py, CPU) and once with rlvr, with identical
+ * G, prompts per step, learning rate, β, max new tokens, loss mode (seq-mean-token-mean, TRL "grpo") and steps.
+ * Prints `trl.steps_per_s_ratio` (rlvr / TRL; target ≥ 3) and both reward curves. Skips with a message when the
+ * local Python environment with trl is absent.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { getTask } from "../src/tasks/index.js";
+import { resolveConfig } from "../src/trainer/recipe.js";
+import { train } from "../src/trainer/train.js";
+import { RunDir } from "../src/trainer/run-dir.js";
+import { jsonlReporter } from "../src/trainer/reporters.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const PY = join(ROOT, ".venv", "bin", "python");
+const MODEL = join(ROOT, "test", "fixtures", "parity", "llama");
+const S = { G: 4, promptsPerStep: 4, lr: 1e-3, beta: 0.04, maxNewTokens: 16, steps: Number(process.env.BENCH_TRL_STEPS ?? 20), seed: 0 };
+
+function line(metric: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
+  console.log(JSON.stringify({ bench: "trl", metric, value, unit, ...extra }));
+}
+
+async function main(): Promise<void> {
+  const probe = existsSync(PY) ? spawnSync(PY, ["-c", "import trl, torch, transformers"], { encoding: "utf8" }) : null;
+  if (!probe || probe.status !== 0) {
+    console.log(`bench:trl skipped: no Python environment with trl at ${PY} (create .venv with torch, transformers, trl to run it)`);
+    console.log(JSON.stringify({ bench: "trl", metric: "trl.skipped", value: 1, unit: "bool" }));
+    return;
+  }
+  const task = getTask("addition", { minDigits: 1, maxDigits: 1 });
+  const prompts = task.generate("train", 512, 0);
+  const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-"));
+
+  // ---- TRL
+  const settings = {
+    model_dir: MODEL, out_dir: join(work, "trl"), seed: S.seed, steps: S.steps, lr: S.lr, beta: S.beta, G: S.G,
+    prompts_per_step: S.promptsPerStep, max_new_tokens: S.maxNewTokens, loss_type: "grpo", threads: 2,
+    prompts: prompts.map((e) => ({ prompt: e.prompt, answer: (e.gold as { answer: string }).answer })),
+  };
+  writeFileSync(join(work, "settings.json"), JSON.stringify(settings));
+  const py = spawnSync(PY, [join(ROOT, "bench", "peers", "trl_grpo.py"), join(work, "settings.json")], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (py.status !== 0) throw new Error(`TRL run failed:\n${py.stderr.slice(-4000)}`);
+  const trlLines = py.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, number>);
+  const trlCurve = trlLines.filter((l) => l.step !== undefined).map((l) => l.reward!);
+  const trlRate = trlLines.find((l) => l.steps_per_s !== undefined)!.steps_per_s!;
+
+  // ---- rlvr, same settings (grpo preset = TRL loss_type "grpo": z-score, seq-mean-token-mean, k3 KL)
+  const config = resolveConfig({
+    name: "trl-parity", outDir: work, seed: S.seed, preset: "grpo",
+    model: { type: "checkpoint", path: MODEL },
+    task: { name: "addition", options: { minDigits: 1, maxDigits: 1 }, trainExamples: 512, testExamples: 16 },
+    algorithm: { kl: { beta: S.beta } },
+    train: { steps: S.steps, promptsPerStep: S.promptsPerStep, groupSize: S.G, maxCompletionTokens: S.maxNewTokens, lr: S.lr, microBatchSize: S.G * S.promptsPerStep, maxGradNorm: 1 },
+    eval: { every: 0, atStart: false, examples: 16 },
+    checkpoint: { every: 0, keepBest: false },
+    log: { sampleGroups: 0, progress: false },
+  });
+  const run = new RunDir(join(work, "trl-parity"));
+  await train(config, { reporters: [jsonlReporter(run)], resume: false });
+  const metrics = run.metrics();
+  const ours = metrics.map((m) => m["reward/mean"]!);
+  const ourSeconds = metrics.reduce((s, m) => s + m["time/step"]! - (m["time/eval"] ?? 0), 0);
+  const ourRate = S.steps / ourSeconds;
+
+  const ratio = ourRate / trlRate;
+  line("trl.rlvr_steps_per_s", ourRate, "steps/s");
+  line("trl.trl_steps_per_s", trlRate, "steps/s");
+  console.log(JSON.stringify({ bench: "trl", metric: "trl.steps_per_s_ratio", value: ratio, unit: "x", peer: "trl GRPOTrainer (CPU)", peerValue: trlRate, ratio }));
+  line("trl.reward_curve.rlvr", ours.reduce((a, b) => a + b, 0) / ours.length, "mean reward", { curve: ours.map((x) => +x.toFixed(4)) });
+  line("trl.reward_curve.trl", trlCurve.reduce((a, b) => a + b, 0) / Math.max(1, trlCurve.length), "mean reward", { curve: trlCurve.map((x) => +x.toFixed(4)) });
+  console.log(`rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ${ratio.toFixed(2)}x (target >= 3x); ` +
+    `settings G=${S.G} Q=${S.promptsPerStep} lr=${S.lr} beta=${S.beta} maxNew=${S.maxNewTokens} steps=${S.steps}, loss grpo`);
+  console.log(`reward rlvr: ${ours.map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(`reward TRL:  ${trlCurve.map((x) => x.toFixed(2)).join(" ")}`);
+  rmSync(work, { recursive: true, force: true });
+}
+
+await main();
