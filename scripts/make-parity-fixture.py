@@ -16,6 +16,7 @@ rounding to each dtype), to test reading every dtype we support.
 
 Usage: .venv/bin/python scripts/make-parity-fixture.py
 """
+import copy
 import json
 import os
 
@@ -158,9 +159,12 @@ def main() -> None:
     qwen_dir = os.path.join(ROOT, "qwen2")
     qwen = Qwen2ForCausalLM(Qwen2Config(**common_config(), tie_word_embeddings=True))
     randomize(qwen, 2)
-    qwen = qwen.to(torch.bfloat16)  # round the weights to bf16, then compute in float32 with those exact values
-    qwen.save_pretrained(qwen_dir, safe_serialization=True)
-    qwen = qwen.float()
+    # Round the weights to bf16 values and save a bf16 copy; compute in float32 with those exact values. (Casting
+    # the model itself to bf16 and back would also round RoPE's inv_freq buffer and skew the reference.)
+    with torch.no_grad():
+        for p in qwen.parameters():
+            p.copy_(p.bfloat16().float())
+    copy.deepcopy(qwen).to(torch.bfloat16).save_pretrained(qwen_dir, safe_serialization=True)
     tok.save(os.path.join(qwen_dir, "tokenizer.json"))
     record(qwen, tok, qwen_dir, [
         "model.layers.0.self_attn.q_proj.bias",

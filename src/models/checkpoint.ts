@@ -1,0 +1,132 @@
+/**
+ * Checkpoint directories: ours and local Hugging Face Llama/Qwen2 ones, in one format.
+ *
+ *   config.json          Hugging Face field names (./config.ts), plus eos/bos/pad token ids
+ *   model.safetensors    float32 weights named as Hugging Face names them (model.layers.0.self_attn.q_proj.weight);
+ *                        a tied head is not stored (as in HF). Sharded HF checkpoints (model.safetensors.index.json)
+ *                        load too.
+ *   tokenizer.json       a Hugging Face tokenizer, or rlvr-tokenizer.json for the built-in char tokenizer
+ *   extra.safetensors    optional tensors saved by the caller (e.g. optimizer moments)
+ *
+ * Every file is written atomically. Loading is strict: a missing tensor, a tensor of the wrong shape, or a tensor
+ * the model has no place for is a CheckpointError naming the tensor and the shapes.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CheckpointError, ConfigError, Rng, fmtShape, writeFileAtomic } from "../util/index.js";
+import { readSafetensors, saveSafetensors, tensor, type RawTensor, type Tensor } from "../engine/index.js";
+import { fromHfConfig, toHfConfig } from "./config.js";
+import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
+import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
+import { Transformer } from "./transformer.js";
+
+/** File name of the built-in tokenizer's description. */
+const RLVR_TOKENIZER = "rlvr-tokenizer.json";
+/** Tensors some HF checkpoints carry that are recomputed, not learned. */
+const IGNORED = /\.rotary_emb\.inv_freq$/;
+
+/** Our parameter name → its Hugging Face name: camelCase segments to snake_case, under "model." except the head. */
+export function hfName(name: string): string {
+  const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return snake.startsWith("lm_head.") ? snake : `model.${snake}`;
+}
+
+/** Writes `model` and `tokenizer` to `dir` (created if needed); `extra` tensors go to extra.safetensors. */
+export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer, extra?: Record<string, Tensor>): void {
+  const weights: Record<string, Tensor> = {};
+  for (const [name, t] of model.namedParameters()) weights[hfName(name)] = t;
+  saveSafetensors(join(dir, "model.safetensors"), weights, { format: "pt" });
+  const config = { ...toHfConfig(model.config, { eosId: tokenizer.eosId, bosId: tokenizer.bosId }), pad_token_id: tokenizer.padId };
+  writeFileAtomic(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");
+  if (tokenizer instanceof HfTokenizer) writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(tokenizer.toJSON()));
+  else writeFileAtomic(join(dir, RLVR_TOKENIZER), JSON.stringify(tokenizer.toJSON()) + "\n");
+  if (extra && Object.keys(extra).length > 0) saveSafetensors(join(dir, "extra.safetensors"), extra);
+}
+
+/** What `loadModel` returns. */
+export interface LoadedModel {
+  model: Transformer;
+  tokenizer: Tokenizer;
+  /** Tensors from extra.safetensors, when the directory has one. */
+  extra?: Record<string, Tensor>;
+}
+
+/** Loads a directory written by `saveModel`, or a local Hugging Face Llama/Qwen2 checkpoint directory. */
+export function loadModel(dir: string): LoadedModel {
+  const configPath = join(dir, "config.json");
+  if (!existsSync(configPath)) throw new CheckpointError(`${dir}: no config.json; is this a checkpoint directory?`);
+  let hf: Record<string, unknown>;
+  try {
+    hf = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+  } catch (err) {
+    throw new CheckpointError(`${configPath}: not valid JSON`, { cause: err });
+  }
+  const config = fromHfConfig(hf, configPath);
+  const tokenizer = loadTokenizer(dir, hf);
+  if (tokenizer.vocabSize > config.vocabSize) {
+    throw new CheckpointError(`${dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model's vocab_size is ${config.vocabSize}`);
+  }
+  const model = new Transformer(config, new Rng(0));
+  loadWeights(model, readWeights(dir), dir);
+  model.eval();
+  const extraPath = join(dir, "extra.safetensors");
+  if (!existsSync(extraPath)) return { model, tokenizer };
+  const extra: Record<string, Tensor> = {};
+  for (const [name, t] of Object.entries(readSafetensors(extraPath).tensors)) extra[name] = tensor(t.data, t.shape);
+  return { model, tokenizer, extra };
+}
+
+/** Copies checkpoint tensors into the model's parameters, strictly (see the file comment). */
+export function loadWeights(model: Transformer, tensors: Record<string, RawTensor>, source: string): void {
+  const used = new Set<string>();
+  for (const [name, p] of model.namedParameters()) {
+    const key = hfName(name);
+    const t = tensors[key];
+    if (!t) {
+      throw new CheckpointError(`${source}: missing tensor "${key}" (parameter ${name}, shape ${fmtShape(p.shape)})`);
+    }
+    if (t.shape.length !== p.shape.length || t.shape.some((d, i) => d !== p.shape[i])) {
+      throw new CheckpointError(`${source}: tensor "${key}" has shape ${fmtShape(t.shape)} but the model expects ${fmtShape(p.shape)}`);
+    }
+    p.data.set(t.data);
+    used.add(key);
+  }
+  const tiedHead = model.config.tieEmbeddings ? "lm_head.weight" : null; // some tied checkpoints store it anyway
+  const unexpected = Object.keys(tensors).filter((k) => !used.has(k) && k !== tiedHead && !IGNORED.test(k));
+  if (unexpected.length > 0) {
+    const shown = unexpected.slice(0, 5).map((k) => `"${k}" ${fmtShape(tensors[k]!.shape)}`).join(", ");
+    throw new CheckpointError(`${source}: ${unexpected.length} tensor(s) the model has no parameter for: ${shown}${unexpected.length > 5 ? ", ..." : ""}`);
+  }
+}
+
+/** model.safetensors, or every shard listed in model.safetensors.index.json. */
+function readWeights(dir: string): Record<string, RawTensor> {
+  const single = join(dir, "model.safetensors");
+  if (existsSync(single)) return readSafetensors(single).tensors;
+  const index = join(dir, "model.safetensors.index.json");
+  if (!existsSync(index)) throw new CheckpointError(`${dir}: no model.safetensors (or model.safetensors.index.json)`);
+  const map = (JSON.parse(readFileSync(index, "utf8")) as { weight_map?: Record<string, string> }).weight_map ?? {};
+  const out: Record<string, RawTensor> = {};
+  for (const shard of new Set(Object.values(map))) Object.assign(out, readSafetensors(join(dir, shard)).tensors);
+  return out;
+}
+
+/** The directory's tokenizer: rlvr-tokenizer.json, else tokenizer.json with special ids from config.json. */
+function loadTokenizer(dir: string, hf: Record<string, unknown>): Tokenizer {
+  const ours = join(dir, RLVR_TOKENIZER);
+  if (existsSync(ours)) return tokenizerFromJSON(JSON.parse(readFileSync(ours, "utf8")));
+  const path = join(dir, "tokenizer.json");
+  if (!existsSync(path)) throw new CheckpointError(`${dir}: no tokenizer.json or ${RLVR_TOKENIZER}`);
+  const first = (v: unknown): number | undefined => (Array.isArray(v) ? first(v[0]) : typeof v === "number" ? v : undefined);
+  const eosId = first(hf.eos_token_id), padId = first(hf.pad_token_id);
+  try {
+    return loadHfTokenizer(path, {
+      ...(eosId !== undefined ? { eosId } : {}),
+      ...(padId !== undefined ? { padId } : {}),
+      ...(typeof hf.bos_token_id === "number" ? { bosId: hf.bos_token_id } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CheckpointError(`${dir}: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
