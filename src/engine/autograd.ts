@@ -39,6 +39,27 @@ function topoOrder(root: Tensor): Tensor[] {
   return order;
 }
 
+/** Names the earliest op in the graph whose output holds a NaN/Inf (for NonFiniteError messages). */
+export function nonFiniteOrigin(loss: Tensor): string {
+  const order: Tensor[] = [];
+  const seen = new Set<Tensor>([loss]);
+  const stack = [loss];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    order.push(t);
+    for (const x of t.node?.inputs ?? []) if (!seen.has(x)) { seen.add(x); stack.push(x); }
+  }
+  let origin: Tensor | null = null;
+  for (const t of order) {
+    if (!t.node) continue;
+    const d = t.data;
+    let bad = false;
+    for (let i = 0; i < d.length && !bad; i++) bad = !Number.isFinite(d[i]!);
+    if (bad && t.node.inputs.every((x) => x.data.every(Number.isFinite))) origin = t;
+  }
+  return origin ? `; first non-finite value in the output of ${origin.node!.op} (${origin.shape.join(", ")})` : "";
+}
+
 /** Runs the backward pass from a one-element tensor (validated by Tensor.backward). */
 export function runBackward(loss: Tensor): void {
   if (loss.graphFreed) throw new Error("backward: this loss's graph was already freed by an earlier backward(); recompute the forward pass");

@@ -7,7 +7,7 @@
  */
 import type { Rng } from "../util/rng.js";
 import { NonFiniteError, ShapeError, fmtShape } from "../util/errors.js";
-import { runBackward } from "./autograd.js";
+import { nonFiniteOrigin, runBackward } from "./autograd.js";
 import type { Node, OpCtx, OpName } from "./ops/op-set.js";
 
 let gradEnabled = true;
@@ -86,10 +86,7 @@ export class Tensor {
   backward(): void {
     if (this.size !== 1) throw new ShapeError(`backward: loss must have one element, got shape ${fmtShape(this.shape)}`);
     const v = this.data[0]!;
-    if (!Number.isFinite(v)) {
-      const op = this.node ? ` (produced by ${this.node.op})` : "";
-      throw new NonFiniteError(`backward: loss is ${v}${op}; refusing to propagate non-finite gradients`);
-    }
+    if (!Number.isFinite(v)) throw new NonFiniteError(`backward: loss is ${v}${nonFiniteOrigin(this)}`);
     runBackward(this);
   }
 

@@ -2,3 +2,4 @@
 export * from "./module.js";
 export * from "./linear.js";
 export * from "./norm.js";
+export * from "./lora.js";

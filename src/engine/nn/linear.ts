@@ -1,5 +1,6 @@
 /** Linear and Embedding layers, with PyTorch/Hugging Face weight layouts so checkpoints map one to one. */
 import type { Rng } from "../../util/rng.js";
+import { ShapeError, fmtShape } from "../../util/errors.js";
 import { add } from "../ops/elementwise.js";
 import { matmul } from "../ops/matmul.js";
 import { embedding } from "../ops/nn.js";
@@ -16,6 +17,12 @@ export interface LinearOptions {
   std?: number;
 }
 
+/** Existing weights for a Linear (W (out, in), optional b (out)); they are used as they are, not copied. */
+export interface LinearWeights {
+  weight: Tensor;
+  bias?: Tensor | null;
+}
+
 /** y = x W^T + b with W (out, in), b (out). */
 export class Linear extends Module {
   weight: Tensor;
@@ -23,10 +30,19 @@ export class Linear extends Module {
   readonly inFeatures: number;
   readonly outFeatures: number;
 
-  constructor(inFeatures: number, outFeatures: number, opts: LinearOptions) {
+  constructor(inFeatures: number, outFeatures: number, opts: LinearOptions | LinearWeights) {
     super();
     this.inFeatures = inFeatures;
     this.outFeatures = outFeatures;
+    if ("weight" in opts) {
+      const b = opts.bias ?? null;
+      if (opts.weight.shape[0] !== outFeatures || opts.weight.shape[1] !== inFeatures || opts.weight.ndim !== 2 || (b && (b.ndim !== 1 || b.shape[0] !== outFeatures))) {
+        throw new ShapeError(`Linear(${inFeatures}, ${outFeatures}): weight ${fmtShape(opts.weight.shape)}${b ? ` / bias ${fmtShape(b.shape)}` : ""} do not fit (out, in) = (${outFeatures}, ${inFeatures})`);
+      }
+      this.weight = opts.weight;
+      this.bias = b;
+      return;
+    }
     const bound = 1 / Math.sqrt(inFeatures);
     this.weight = opts.std !== undefined
       ? randn([outFeatures, inFeatures], opts.rng, opts.std)

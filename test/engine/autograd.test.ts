@@ -1,0 +1,95 @@
+/** Autograd mechanics: no-grad mode, broadcasting gradients, accumulation, graph freeing, loss checks, errors. */
+import { describe, expect, it } from "vitest";
+import * as E from "../../src/engine/index.js";
+import { NonFiniteError, ShapeError } from "../../src/util/errors.js";
+import { expectClose } from "./gradcheck.js";
+
+describe("autograd", () => {
+  it("records nothing under noGrad and restores the mode after a throw", () => {
+    const w = E.param([2], [1, 2]);
+    const y = E.noGrad(() => {
+      expect(E.isGradEnabled()).toBe(false);
+      return E.mul(w, 3);
+    });
+    expect(y.requiresGrad).toBe(false);
+    expect(y.node).toBeNull();
+    expect(() => E.noGrad(() => { throw new Error("boom"); })).toThrow("boom");
+    expect(E.isGradEnabled()).toBe(true);
+  });
+
+  it("reduces broadcast gradients to each input's shape", () => {
+    const a = E.param([2, 3], [1, 2, 3, 4, 5, 6]);
+    const b = E.param([3], [1, 1, 1]);
+    const c = E.param([2, 1], [2, 3]);
+    E.sum(E.mul(E.add(a, b), c)).backward();
+    expectClose(b.grad!, [5, 5, 5]); // sum over rows of c
+    expectClose(c.grad!, [9, 18]); // row sums of a + b
+    expectClose(a.grad!, [2, 2, 2, 3, 3, 3]);
+  });
+
+  it("accumulates a tensor used twice, and across backward calls until zeroed", () => {
+    const x = E.param([2], [3, -1]);
+    E.sum(E.mul(x, x)).backward();
+    expectClose(x.grad!, [6, -2]);
+    E.sum(E.mul(x, x)).backward();
+    expectClose(x.grad!, [12, -4]);
+    x.grad = null;
+    E.sum(E.mul(x, 2)).backward();
+    expectClose(x.grad!, [2, 2]);
+  });
+
+  it("stops at detach() and at frozen leaves", () => {
+    const x = E.param([2], [1, 2]);
+    const frozen = E.param([2], [5, 5]);
+    frozen.requiresGrad = false;
+    E.sum(E.add(E.mul(x.detach(), frozen), x)).backward();
+    expectClose(x.grad!, [1, 1]);
+    expect(frozen.grad).toBeNull();
+  });
+
+  it("frees the graph: a second backward through it is an error, not a silent zero", () => {
+    const x = E.param([2], [1, 2]);
+    const h = E.exp(x);
+    const loss = E.sum(h);
+    loss.backward();
+    expect(() => loss.backward()).toThrow(/already freed/);
+    expect(() => E.sum(E.mul(h, 2)).backward()).toThrow(/freed/);
+  });
+
+  it("backward needs a one-element, finite loss", () => {
+    const x = E.param([2], [1, -1]);
+    expect(() => E.mul(x, 2).backward()).toThrow(ShapeError);
+    expect(() => E.sum(E.log(x)).backward()).toThrow(NonFiniteError);
+    expect(() => E.sum(E.log(x)).backward()).toThrow("backward: loss is NaN; first non-finite value in the output of log (2)");
+    expect(() => E.sum(E.div(E.abs(x), 0)).backward()).toThrow(/loss is Infinity; first non-finite value in the output of affine/);
+  });
+
+  it("handles deep graphs without recursion limits", () => {
+    const x = E.param([1], [1]);
+    let y: E.Tensor = x;
+    for (let i = 0; i < 20000; i++) y = E.add(y, 0);
+    E.sum(y).backward();
+    expectClose(x.grad!, [1]);
+  });
+});
+
+describe("shape errors name the op and the shapes", () => {
+  const a = E.zeros([2, 3]);
+  it.each([
+    ["matmul", () => E.matmul(a, E.zeros([4, 5])), "matmul: (2, 3) @ (4, 5): inner dims 3 != 4"],
+    ["matmul batch", () => E.matmul(E.zeros([2, 2, 3]), E.zeros([3, 3, 1])), "matmul: (2, 2, 3) @ (3, 3, 1): batch dims"],
+    ["add", () => E.add(a, E.zeros([4])), "add: shapes (2, 3), (4) do not broadcast"],
+    ["reshape", () => E.reshape(a, [4, 2]), "reshape: cannot view (2, 3) (6 elements) as (4, 2)"],
+    ["slice", () => E.slice(a, 1, 2, 5), "slice: [2, 5) out of range for axis 1 of (2, 3)"],
+    ["concat", () => E.concat([a, E.zeros([3, 3])], 1), "concat: shapes (2, 3), (3, 3) differ off axis 1"],
+    ["sum axis", () => E.sum(a, 2), "sum: axis 2 out of range for 2 dims"],
+    ["embedding id", () => E.embedding(a, Int32Array.from([2])), "embedding: id 2 at position 0 out of range for table (2, 3)"],
+    ["crossEntropy target", () => E.crossEntropy(a, Int32Array.from([0, 3])), "crossEntropy: target 3 at row 1 out of range for logits (2, 3)"],
+    ["layerNorm weight", () => E.layerNorm(a, E.zeros([2]), null), "layerNorm: x (2, 3) needs weight of shape (3), got (2)"],
+    ["tensor data", () => E.tensor([1, 2, 3], [2, 2]), "tensor: 3 values do not fill shape (2, 2) (4 elements)"],
+    ["item", () => a.item(), "item: tensor of shape (2, 3) has 6 elements, expected 1"],
+  ])("%s", (_name, f, message) => {
+    expect(f).toThrow(ShapeError);
+    expect(f).toThrow(message);
+  });
+});
