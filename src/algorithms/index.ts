@@ -7,3 +7,4 @@ export { computeAdvantages, zScore, meanOnly, rloo, whiten, tokenReturns, NullRe
 export * from "./loss-options.js";
 export * from "./pieces.js";
 export { policyLoss, lossNormalizer, type PolicyLossInput, type PolicyLossResult } from "./policy-loss.js";
+export { policyLossTensor, type PolicyLossTensorInput, type PolicyLossTensorResult } from "./policy-loss-tensor.js";
