@@ -42,14 +42,16 @@ function resolve(name: BackendName): Kernels {
   return jsKernels;
 }
 
-/** The active kernel set (chosen on first use). */
+/** The backend an RLVR_BACKEND value asks for: unset or empty means the default, native. */
+export function requestedBackend(env: string | undefined): BackendName {
+  if (env === undefined || env === "") return "native";
+  if (env !== "js" && env !== "native") throw new ConfigError(`RLVR_BACKEND must be "js" or "native", got "${env}"`);
+  return env;
+}
+
+/** The active kernel set (chosen on first use from RLVR_BACKEND). */
 export function backend(): Kernels {
-  if (active) return active;
-  const env = process.env["RLVR_BACKEND"];
-  if (env !== undefined && env !== "" && env !== "js" && env !== "native") {
-    throw new ConfigError(`RLVR_BACKEND must be "js" or "native", got "${env}"`);
-  }
-  active = resolve(env ? (env as BackendName) : "native");
+  active ??= resolve(requestedBackend(process.env["RLVR_BACKEND"]));
   return active;
 }
 
