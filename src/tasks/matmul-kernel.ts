@@ -1,0 +1,81 @@
+/**
+ * "matmul-kernel": CUDA-L2 style kernel optimisation, CPU edition (rewards spec §10). The prompt gives a matrix
+ * product shape; the completion writes `function matmul(A, B, C, m, n, k)` (row-major Float32Array views, write C)
+ * in a fenced ```js block, and is timed against the naive kernel in separate isolates. Terms: `speed` (weight 1,
+ * `kernel-speed`: clip(S − 1, −0.9, 9), −1 on any failed gate) and `correct` (weight 0, `kernel-correct`, the
+ * pass@k term). The gold completion is the naive kernel: correct, S ≈ 1, speed ≈ 0 — a warm-start that teaches the
+ * format, not speed.
+ *
+ * Shapes are drawn so that one naive call does at least 64·64·128 multiply-adds (about 1 ms on a 2020s core, the
+ * spec's timer-resolution floor, §10.2 #5).
+ */
+import { z } from "zod";
+import type { KernelGold } from "../rewards/kernel/reward.js";
+import { naiveKernelCompletion } from "../rewards/kernel/reward.js";
+import { generateExamples } from "./generate.js";
+import type { TaskDefinition } from "./registry.js";
+import { scoreWithTerms } from "./score.js";
+import type { Example, RewardTerm, Task } from "./types.js";
+
+const DIMS = [64, 96, 128, 160, 192, 256] as const;
+
+/** Options of "matmul-kernel". */
+export const matmulKernelOptions = z
+  .object({
+    profile: z.enum(["test", "train", "paper"]).default("train").describe("timing profile of the reward"),
+    maxDim: z.number().int().min(64).max(256).default(256).describe("largest m, n or k"),
+    minMacs: z.number().int().positive().default(64 * 64 * 128).describe("smallest m·n·k"),
+  })
+  .strict();
+
+/** Options after defaults. */
+export type MatmulKernelOptions = z.infer<typeof matmulKernelOptions>;
+
+/** The prompt for one shape. */
+export function kernelPrompt(g: KernelGold): string {
+  return (
+    `Write the fastest correct JavaScript kernel for C = A·B with m=${g.m}, n=${g.n}, k=${g.k} (float32, row-major).\n` +
+    `Define function matmul(A, B, C, m, n, k): A is a Float32Array of m·k, B of k·n, and you must write all m·n ` +
+    `values of C in place (its initial contents are garbage). No clocks, globals, workers or async. ` +
+    `Answer with one fenced \`\`\`js block; it is timed against the naive triple loop and must match a float64 ` +
+    `reference to rtol 1e-4.`
+  );
+}
+
+/** Builds the "matmul-kernel" task. */
+export function createMatmulKernelTask(options: Partial<MatmulKernelOptions> = {}): Task<KernelGold> {
+  const o = matmulKernelOptions.parse(options);
+  const dims = DIMS.filter((d) => d <= o.maxDim);
+  const terms: RewardTerm[] = [
+    { name: "speed", reward: "kernel-speed", weight: 1, options: { profile: o.profile } },
+    { name: "correct", reward: "kernel-correct", weight: 0, options: { profile: o.profile } },
+  ];
+  return {
+    name: "matmul-kernel",
+    description: `write a fast JS matmul kernel (dims from ${dims.join(", ")}); timed against the naive kernel`,
+    terms,
+    correctTerm: "correct",
+    maxNewTokens: 1024,
+    generate(split, count, seed): Example<KernelGold>[] {
+      return generateExamples("matmul-kernel", split, count, seed, (rng) => {
+        for (;;) {
+          const [m, n, k] = [rng.choice(dims), rng.choice(dims), rng.choice(dims)];
+          if (m * n * k < o.minMacs) continue;
+          const gold: KernelGold = { m, n, k, dtype: "float32", baseline: "naive" };
+          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold), gold, goldCompletion: naiveKernelCompletion() };
+        }
+      });
+    },
+    score(example, completion, tokens) {
+      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
+    },
+  };
+}
+
+/** Registry definition of "matmul-kernel". */
+export const matmulKernelTask: TaskDefinition<MatmulKernelOptions> = {
+  name: "matmul-kernel",
+  description: "CUDA-L2 (CPU edition): write a fast, correct JS matmul kernel; reward = measured speedup over naive",
+  options: matmulKernelOptions,
+  create: (o) => createMatmulKernelTask(o),
+};
