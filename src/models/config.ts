@@ -108,7 +108,7 @@ export function fromHfConfig(j: Record<string, unknown>, source = "config.json")
     nLayers: j.num_hidden_layers,
     nHeads,
     nKvHeads: j.num_key_value_heads ?? nHeads,
-    headDim: j.head_dim ?? undefined,
+    headDim: j.head_dim !== undefined && j.head_dim !== (j.hidden_size as number) / nHeads ? j.head_dim : undefined, // only when it departs from the default
     dFf: j.intermediate_size,
     maxSeqLen: j.max_position_embeddings,
     ropeTheta: j.rope_theta ?? rope.rope_theta ?? 10000,

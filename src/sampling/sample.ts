@@ -78,7 +78,7 @@ export function sample(model: Transformer, tokenizer: Tokenizer, prompts: number
   const done = new Array<boolean>(batch).fill(false);
   noGrad(() => {
     const cache = model.newCache(batch, total);
-    let logits = model.forward(ids, batch, promptLen, { cache, ...(anyPad ? { mask: prefix(mask, batch, total, promptLen), leftPad: pad } : {}) });
+    let logits = model.forward(ids, batch, promptLen, { cache, ...(anyPad ? { mask: prefix(mask, batch, total, promptLen) } : {}) });
     let len = promptLen; // logits: (B, len_step, V); we read each row's last position
     for (let step = 0; step < opts.maxNewTokens; step++) {
       const steps = logits.shape[1]!;
@@ -98,7 +98,7 @@ export function sample(model: Transformer, tokenizer: Tokenizer, prompts: number
       }
       if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;
       len += 1;
-      logits = model.forward(next, batch, 1, { cache, ...(anyPad ? { mask: prefix(mask, batch, total, len), leftPad: pad } : {}) });
+      logits = model.forward(next, batch, 1, { cache, ...(anyPad ? { mask: prefix(mask, batch, total, len) } : {}) });
     }
   });
   for (const o of out) o.text = tokenizer.decode(o.tokens);
