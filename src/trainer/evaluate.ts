@@ -8,6 +8,7 @@ import { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import { noGrad } from "../engine/index.js";
+import "./builtins.js";
 import { sampleGroups, scoreGroups } from "../rollout/groups.js";
 import type { RolloutGroup } from "../rollout/types.js";
 import type { Example, Task } from "../tasks/types.js";

@@ -4,7 +4,7 @@
  * `plot.svg` and `checkpoints/`. On resume the JSONL files are cut back to the checkpoint's step, so a run killed
  * after logging steps it never checkpointed logs them again, once, when it replays them.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { appendJsonl, readJsonl, writeFileAtomic } from "../util/index.js";
 
@@ -75,6 +75,12 @@ export class RunDir {
   /** All evaluation lines so far. */
   evals(): Array<{ step: number } & Record<string, number>> {
     return readJsonl(this.evalPath);
+  }
+
+  /** Removes the run's files and checkpoints (a fresh start under an existing name). */
+  reset(): void {
+    for (const p of [this.metricsPath, this.samplesPath, this.evalPath, this.plotPath, this.configPath]) rmSync(p, { force: true });
+    rmSync(this.checkpointsDir, { recursive: true, force: true });
   }
 
   /** Drops every JSONL line logged after `step` (resume from a checkpoint at `step`). */

@@ -19,9 +19,10 @@ import type { RolloutGroup } from "../rollout/types.js";
 import { saveModel } from "../models/checkpoint.js";
 import { configWarnings, type TrainConfig } from "./config.js";
 import { RunDir } from "./run-dir.js";
-import { completeSteps, latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerState } from "./checkpoints.js";
+import { latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerState } from "./checkpoints.js";
 import { emit, type Reporter } from "./reporters.js";
 import { buildModel, buildOptimizer, lrAt, trainableParams, type ModelAndTokenizer } from "./model-setup.js";
+import "./builtins.js";
 import { evaluate } from "./evaluate.js";
 import { shapeRewards, assignAdvantages, checkNulls } from "./step-advantages.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
@@ -77,7 +78,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     state = ck.state;
     run.truncateAfter(state.step);
   } else {
-    if (run.exists() && completeSteps(run.checkpointsDir).length === 0 && opts.resume !== false) run.truncateAfter(-1);
+    run.reset(); // a fresh start: no stale lines or checkpoints from an earlier run of the same name
     run.init(config);
     policy = buildModel(config.model, config.seed);
     if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);

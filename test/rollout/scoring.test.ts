@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { scoreGroups } from "../../src/rollout/groups.js";
 import type { Rollout, RolloutGroup } from "../../src/rollout/types.js";
 import type { Example, Task } from "../../src/tasks/types.js";
+import type { RewardResult } from "../../src/rewards/types.js";
 import { assignAdvantages, checkNulls } from "../../src/trainer/step-advantages.js";
 import { resolveConfig } from "../../src/trainer/recipe.js";
 import { rewardMetrics } from "../../src/trainer/step-metrics.js";
@@ -15,7 +16,7 @@ const task: Task<string> = {
   terms: [{ name: "correct", reward: "exact", weight: 1 }],
   correctTerm: "correct",
   generate: () => [example],
-  async score(ex, completion) {
+  async score(ex, completion): Promise<RewardResult> {
     if (completion.includes("!")) throw new Error("checker exploded");
     if (completion.includes("?")) return { score: null, terms: {}, info: { reason: "unparseable gold" } };
     const c = completion === ex.gold ? 1 : 0;

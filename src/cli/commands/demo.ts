@@ -11,7 +11,7 @@ import { loadRecipe } from "../../trainer/recipe.js";
 import { train } from "../../trainer/train.js";
 import { RunDir } from "../../trainer/run-dir.js";
 import { consoleReporter, fmtTime, jsonlReporter, svgReporter } from "../../trainer/reporters.js";
-import { parseSets } from "./train.js";
+import { parseSets, withErrors } from "./train.js";
 
 /** The package root (the folder holding package.json), found from this file's location in src/ or dist/. */
 export function packageRoot(): string {
@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option("--out-dir <dir>", "parent folder of the run folder", "runs")
     .option("--name <name>", "run name", "demo")
     .option("--set <field=value...>", "override recipe fields", [])
-    .action(async (o: { outDir: string; name: string; set: string[] }) => {
+    .action(withErrors(async (o: { outDir: string; name: string; set: string[] }) => {
       const recipe = join(packageRoot(), "recipes", "demo.yaml");
       const config = loadRecipe(recipe, { ...parseSets(o.set), outDir: o.outDir, name: o.name });
       const run = new RunDir(join(config.outDir, config.name));
@@ -48,5 +48,5 @@ export function register(program: Command): void {
       console.log(`held-out pass@1 before RL: ${(before * 100).toFixed(1)}%`);
       console.log(`held-out pass@1 after RL:  ${(after * 100).toFixed(1)}%  (${after >= before ? "+" : ""}${((after - before) * 100).toFixed(1)} points)`);
       console.log(`time: ${fmtTime((Date.now() - t0) / 1000)}; run folder: ${res.runDir} (metrics.jsonl, eval.jsonl, samples.jsonl, plot.svg)`);
-    });
+    }));
 }

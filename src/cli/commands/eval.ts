@@ -1,5 +1,6 @@
 /** `rlvr eval <run or checkpoint>`: held-out pass@k, mean correctness and mean reward per term of a saved model. */
 import type { Command } from "commander";
+import { withErrors } from "./train.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../util/index.js";
@@ -36,7 +37,7 @@ export function register(program: Command): void {
     .option("--max-new-tokens <n>", "completion budget", (v) => Number(v))
     .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
     .option("--json", "print one JSON object instead of lines")
-    .action(async (path: string, o: { checkpoint?: string; task?: string; examples?: number; temperature?: number; k?: number[]; maxNewTokens?: number; seed: number; json?: boolean }) => {
+    .action(withErrors(async (path: string, o: { checkpoint?: string; task?: string; examples?: number; temperature?: number; k?: number[]; maxNewTokens?: number; seed: number; json?: boolean }) => {
       const { dir, config } = resolveModelDir(path, o.checkpoint);
       const taskName = o.task ?? config?.task.name;
       if (!taskName) throw new ConfigError("eval: --task is required for a checkpoint folder outside a run");
@@ -54,5 +55,5 @@ export function register(program: Command): void {
         console.log(`checkpoint: ${dir}`);
         for (const [k, v] of Object.entries(res.metrics)) console.log(`${k.padEnd(36)} ${v.toFixed(4)}`);
       }
-    });
+    }));
 }

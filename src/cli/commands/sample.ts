@@ -1,5 +1,6 @@
 /** `rlvr sample <checkpoint>`: prints completions for a prompt, or for a task's held-out prompts with their rewards. */
 import type { Command } from "commander";
+import { withErrors } from "./train.js";
 import { Rng } from "../../util/index.js";
 import { noGrad } from "../../engine/index.js";
 import { loadModel } from "../../models/checkpoint.js";
@@ -21,7 +22,7 @@ export function register(program: Command): void {
     .option("--temperature <t>", "sampling temperature (0 = greedy)", (v) => Number(v), 1)
     .option("--max-new-tokens <n>", "completion budget", (v) => Number(v), 64)
     .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
-    .action(async (path: string, o: { prompt?: string; task?: string; count: number; n: number; temperature: number; maxNewTokens: number; seed: number }) => {
+    .action(withErrors(async (path: string, o: { prompt?: string; task?: string; count: number; n: number; temperature: number; maxNewTokens: number; seed: number }) => {
       const { dir, config } = resolveModelDir(path);
       const { model, tokenizer } = loadModel(dir);
       const taskName = o.task ?? (o.prompt ? undefined : config?.task.name);
@@ -38,5 +39,5 @@ export function register(program: Command): void {
           console.log(`${JSON.stringify(s.text)} [${s.finishReason}, ${s.tokens.length} tokens]${score ? ` reward ${score.score} ${JSON.stringify(score.terms)}` : ""}`);
         }
       }
-    });
+    }));
 }

@@ -1,5 +1,6 @@
 /** `rlvr tasks [name]`: lists the built-in tasks, or shows a task's options and a few generated examples. */
 import type { Command } from "commander";
+import { withErrors } from "./train.js";
 import { getTask, listTasks, tasks as registry } from "../../tasks/index.js";
 
 /** Registers `tasks`. */
@@ -11,7 +12,7 @@ export function register(program: Command): void {
     .option("--show <n>", "examples to print", (v) => Number(v), 3)
     .option("--split <split>", "train or test", "test")
     .option("--seed <n>", "generator seed", (v) => Number(v), 0)
-    .action((name: string | undefined, o: { show: number; split: "train" | "test"; seed: number }) => {
+    .action(withErrors((name: string | undefined, o: { show: number; split: "train" | "test"; seed: number }) => {
       if (!name) {
         for (const d of listTasks()) console.log(`${d.name.padEnd(18)} ${d.description}`);
         return;
@@ -25,5 +26,5 @@ export function register(program: Command): void {
       for (const e of task.generate(o.split, o.show, o.seed)) {
         console.log(`--- ${e.id}\nprompt: ${JSON.stringify(e.prompt)}\ngold completion: ${JSON.stringify(e.goldCompletion)}`);
       }
-    });
+    }));
 }

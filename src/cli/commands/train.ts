@@ -6,6 +6,7 @@ import { train } from "../../trainer/train.js";
 import { RunDir } from "../../trainer/run-dir.js";
 import { consoleReporter, jsonlReporter, svgReporter } from "../../trainer/reporters.js";
 import { join } from "node:path";
+import { RlvrError } from "../../util/index.js";
 
 /** Turns `--set a.b=1` pairs into a nested override object (values parsed as YAML scalars). */
 export function parseSets(sets: readonly string[]): Record<string, unknown> {
@@ -21,6 +22,25 @@ export function parseSets(sets: readonly string[]): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Wraps a command action so that rlvr's own errors (bad recipe, missing checkpoint, ...) print as one clear message
+ * and exit with status 1, without a stack trace; anything else is a bug and keeps its stack.
+ */
+export function withErrors<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      if (err instanceof RlvrError) {
+        console.error(`rlvr: ${err.message}`);
+        process.exitCode = 1;
+        return;
+      }
+      throw err;
+    }
+  };
+}
+
 /** Registers `train`. */
 export function register(program: Command): void {
   program
@@ -34,7 +54,7 @@ export function register(program: Command): void {
     .option("--steps <n>", "RL steps", (v) => Number(v))
     .option("--no-resume", "start over even if the run folder has checkpoints")
     .option("--no-progress", "no console progress bar")
-    .action(async (recipe: string, o: { set: string[]; name?: string; outDir?: string; seed?: number; steps?: number; resume: boolean; progress: boolean }) => {
+    .action(withErrors(async (recipe: string, o: { set: string[]; name?: string; outDir?: string; seed?: number; steps?: number; resume: boolean; progress: boolean }) => {
       const overrides = parseSets(o.set);
       if (o.name) overrides.name = o.name;
       if (o.outDir) overrides.outDir = o.outDir;
@@ -52,5 +72,5 @@ export function register(program: Command): void {
       if (before !== undefined) console.log(`held-out pass@1 before: ${before.toFixed(3)}`);
       if (after !== undefined) console.log(`held-out pass@1 after:  ${after.toFixed(3)}`);
       if (res.best) console.log(`best pass@1 ${res.best.score.toFixed(3)} at step ${res.best.step} (checkpoints/best)`);
-    });
+    }));
 }
