@@ -1,6 +1,11 @@
 /** The list of subcommands; each module exports `register(program)`. Add one line per command file. */
 import type { Command } from "commander";
+import { register as train } from "./train.js";
+import { register as evalCommand } from "./eval.js";
+import { register as sample } from "./sample.js";
+import { register as tasks } from "./tasks.js";
+import { register as demo } from "./demo.js";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [train, evalCommand, sample, tasks, demo];
