@@ -29,6 +29,8 @@ export interface RewardInput<Gold = unknown> {
   tokens?: readonly number[];
   /** The prompt text, when available (some rewards penalise echoing it). */
   prompt?: string;
+  /** Model turns of a multi-turn rollout, tool outputs excluded (e.g. SAKE's three turns). */
+  turns?: readonly string[];
 }
 
 /** A named reward function with its options schema. */

@@ -5,7 +5,8 @@ import { register as evalCommand } from "./eval.js";
 import { register as sample } from "./sample.js";
 import { register as tasks } from "./tasks.js";
 import { register as demo } from "./demo.js";
+import { register as rewardsCommand } from "./rewards.js";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [train, evalCommand, sample, tasks, demo];
+export const commands: RegisterCommand[] = [train, evalCommand, sample, tasks, demo, rewardsCommand];
