@@ -1,98 +1,70 @@
 /**
- * js backend: batched matrix product C (+)= op(A) @ op(B), cache-blocked and loop-ordered for V8.
+ * js backend: batched matrix product C (+)= op(A) @ op(B).
  *
- * Two inner shapes do all the work: NN (C row += a * B row, streaming B rows within a block that fits L2) and
- * NT (dot products of A rows with B rows, four at a time). A transposed A is first copied into scratch, which
- * costs O(mk) against the O(mnk) product.
+ * A register-blocked micro-kernel computes 4x4 tiles of C in sixteen local accumulators, reading A and B
+ * through strides, so the four transpose combinations share one loop and nothing is materialised. The inner
+ * dimension is blocked (KC) so a tile's A rows and B columns stay in cache across the tiles of a panel.
  */
 import type { MatmulParams } from "./kernels.js";
 
-const KC = 128; // rows of B per block (NN)
-const NC = 512; // columns of B per block (NN)
-const JB = 64; // rows of B per block (NT)
-
-let scratch = new Float32Array(0);
+const KC = 256; // inner-dimension block
 
 /** C[b] (m, n) (+)= op(A[b]) @ op(B[b]). */
 export function matmul(a: Float32Array, b: Float32Array, c: Float32Array, p: MatmulParams): void {
   const { batch, m, n, k, transA, transB, strideA, strideB, accumulate } = p;
+  // Element (i, p) of op(A) is a[i * aI + p * aP]; element (p, j) of op(B) is b[p * bP + j * bJ].
+  const aI = transA ? 1 : k, aP = transA ? m : 1;
+  const bP = transB ? 1 : n, bJ = transB ? k : 1;
   for (let bi = 0; bi < batch; bi++) {
     const cOff = bi * m * n;
     if (!accumulate) c.fill(0, cOff, cOff + m * n);
-    let aMat = a, aOff = bi * strideA;
-    if (transA) {
-      // A stored (k, m): copy its transpose into scratch as (m, k).
-      if (scratch.length < m * k) scratch = new Float32Array(m * k);
-      for (let pp = 0; pp < k; pp++) {
-        const row = aOff + pp * m;
-        for (let i = 0; i < m; i++) scratch[i * k + pp] = a[row + i]!;
-      }
-      aMat = scratch;
-      aOff = 0;
-    }
-    if (transB) matmulNT(aMat, aOff, b, bi * strideB, c, cOff, m, n, k);
-    else matmulNN(aMat, aOff, b, bi * strideB, c, cOff, m, n, k);
-  }
-}
-
-/** C (m, n) += A (m, k) @ B (k, n). */
-function matmulNN(a: Float32Array, aOff: number, b: Float32Array, bOff: number, c: Float32Array, cOff: number, m: number, n: number, k: number): void {
-  for (let j0 = 0; j0 < n; j0 += NC) {
-    const j1 = Math.min(n, j0 + NC);
     for (let p0 = 0; p0 < k; p0 += KC) {
       const p1 = Math.min(k, p0 + KC);
-      for (let i = 0; i < m; i++) {
-        const cRow = cOff + i * n;
-        const aRow = aOff + i * k;
-        let p = p0;
-        // Four rows of B per pass: one read-modify-write of the C row instead of four.
-        for (; p + 3 < p1; p += 4) {
-          const a0 = a[aRow + p]!, a1 = a[aRow + p + 1]!, a2 = a[aRow + p + 2]!, a3 = a[aRow + p + 3]!;
-          const b0 = bOff + p * n, b1 = b0 + n, b2 = b1 + n, b3 = b2 + n;
-          for (let j = j0; j < j1; j++) {
-            c[cRow + j] = c[cRow + j]! + a0 * b[b0 + j]! + a1 * b[b1 + j]! + a2 * b[b2 + j]! + a3 * b[b3 + j]!;
-          }
-        }
-        for (; p < p1; p++) {
-          const av = a[aRow + p]!;
-          if (av === 0) continue;
-          const bRow = bOff + p * n;
-          for (let j = j0; j < j1; j++) c[cRow + j] = c[cRow + j]! + av * b[bRow + j]!;
-        }
-      }
+      tile(a, bi * strideA, aI, aP, b, bi * strideB, bP, bJ, c, cOff, m, n, p0, p1);
     }
   }
 }
 
-/** C (m, n) += A (m, k) @ B^T with B stored (n, k). */
-function matmulNT(a: Float32Array, aOff: number, b: Float32Array, bOff: number, c: Float32Array, cOff: number, m: number, n: number, k: number): void {
-  for (let j0 = 0; j0 < n; j0 += JB) {
-    const j1 = Math.min(n, j0 + JB);
-    for (let i = 0; i < m; i++) {
-      const aRow = aOff + i * k;
-      const cRow = cOff + i * n;
-      let j = j0;
-      for (; j + 3 < j1; j += 4) {
-        const r0 = bOff + j * k, r1 = r0 + k, r2 = r1 + k, r3 = r2 + k;
-        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (let p = 0; p < k; p++) {
-          const av = a[aRow + p]!;
-          s0 += av * b[r0 + p]!;
-          s1 += av * b[r1 + p]!;
-          s2 += av * b[r2 + p]!;
-          s3 += av * b[r3 + p]!;
-        }
-        c[cRow + j] = c[cRow + j]! + s0;
-        c[cRow + j + 1] = c[cRow + j + 1]! + s1;
-        c[cRow + j + 2] = c[cRow + j + 2]! + s2;
-        c[cRow + j + 3] = c[cRow + j + 3]! + s3;
+/** C (m, n) += op(A)[:, p0:p1] @ op(B)[p0:p1, :]. */
+function tile(
+  a: Float32Array, aOff: number, aI: number, aP: number, b: Float32Array, bOff: number, bP: number, bJ: number,
+  c: Float32Array, cOff: number, m: number, n: number, p0: number, p1: number,
+): void {
+  const m4 = m - (m % 4), n4 = n - (n % 4);
+  for (let i = 0; i < m4; i += 4) {
+    const a0 = aOff + i * aI, a1 = a0 + aI, a2 = a1 + aI, a3 = a2 + aI;
+    for (let j = 0; j < n4; j += 4) {
+      const b0 = bOff + j * bJ, b1 = b0 + bJ, b2 = b1 + bJ, b3 = b2 + bJ;
+      let c00 = 0, c01 = 0, c02 = 0, c03 = 0, c10 = 0, c11 = 0, c12 = 0, c13 = 0;
+      let c20 = 0, c21 = 0, c22 = 0, c23 = 0, c30 = 0, c31 = 0, c32 = 0, c33 = 0;
+      for (let q = p0; q < p1; q++) {
+        const pa = q * aP, pb = q * bP;
+        const x0 = a[a0 + pa]!, x1 = a[a1 + pa]!, x2 = a[a2 + pa]!, x3 = a[a3 + pa]!;
+        const y0 = b[b0 + pb]!, y1 = b[b1 + pb]!, y2 = b[b2 + pb]!, y3 = b[b3 + pb]!;
+        c00 += x0 * y0; c01 += x0 * y1; c02 += x0 * y2; c03 += x0 * y3;
+        c10 += x1 * y0; c11 += x1 * y1; c12 += x1 * y2; c13 += x1 * y3;
+        c20 += x2 * y0; c21 += x2 * y1; c22 += x2 * y2; c23 += x2 * y3;
+        c30 += x3 * y0; c31 += x3 * y1; c32 += x3 * y2; c33 += x3 * y3;
       }
-      for (; j < j1; j++) {
-        const r = bOff + j * k;
-        let s = 0;
-        for (let p = 0; p < k; p++) s += a[aRow + p]! * b[r + p]!;
-        c[cRow + j] = c[cRow + j]! + s;
-      }
+      let o = cOff + i * n + j;
+      c[o] = c[o]! + c00; c[o + 1] = c[o + 1]! + c01; c[o + 2] = c[o + 2]! + c02; c[o + 3] = c[o + 3]! + c03;
+      o += n;
+      c[o] = c[o]! + c10; c[o + 1] = c[o + 1]! + c11; c[o + 2] = c[o + 2]! + c12; c[o + 3] = c[o + 3]! + c13;
+      o += n;
+      c[o] = c[o]! + c20; c[o + 1] = c[o + 1]! + c21; c[o + 2] = c[o + 2]! + c22; c[o + 3] = c[o + 3]! + c23;
+      o += n;
+      c[o] = c[o]! + c30; c[o + 1] = c[o + 1]! + c31; c[o + 2] = c[o + 2]! + c32; c[o + 3] = c[o + 3]! + c33;
+    }
+  }
+  // Ragged edges: rows past m4 (all columns) and columns past n4 (the first m4 rows), one dot product each.
+  for (let i = 0; i < m; i++) {
+    const jStart = i < m4 ? n4 : 0;
+    const ai = aOff + i * aI;
+    for (let j = jStart; j < n; j++) {
+      const bj = bOff + j * bJ;
+      let s = 0;
+      for (let q = p0; q < p1; q++) s += a[ai + q * aP]! * b[bj + q * bP]!;
+      c[cOff + i * n + j]! += s;
     }
   }
 }
