@@ -8,7 +8,7 @@
  * refVelocity is tuned at vRef = 3 m/s; its gold is a template whose speed bounds are set to the asked speed.
  */
 import { writeFileSync } from "node:fs";
-import { baselineRmse, DEFAULT_PARAMS, evaluateParams, PARAM_RANGES, parseCase, SIM_VERSION, TRACK_NAMES, type MpcParams, type ParamName, type TrackName } from "../src/rewards/car/index.js";
+import { baselineRmse, DEFAULT_PARAMS, evaluateParams, PARAM_RANGES, parseCase, SIM_VERSION, TRACK_NAMES, type MpcParams, type ParamName, type TrackName, validateParams } from "../src/rewards/car/index.js";
 
 type Partial11 = Partial<MpcParams>;
 
@@ -23,12 +23,18 @@ const PLANS: Record<string, Plan> = {
   centerline: { start: { qn: 1, track_safety_margin: 1 }, search: ["qn", "qalpha", "qddelta", "track_safety_margin"] },
   reverse: { start: { qv: 0, v_min: -1, v_max: -1 }, search: ["qalpha", "qn", "qddelta", "qac"] },
   "refVelocity(3)": { start: { qv: 0, v_min: 3, v_max: 3 }, search: ["qalpha", "qn", "qddelta", "qac"] },
-  smooth: { start: { alat_max: 4, a_min: -2, a_max: 2, qac: 0.5, v_max: 5 }, search: ["alat_max", "v_max", "qac", "qddelta", "a_max"] },
+  smooth: { start: { alat_max: 4, a_min: -2, a_max: 2, qac: 0.5, v_min: 1, v_max: 3 }, search: ["alat_max", "v_max", "qac", "qddelta", "a_max"] },
 };
 
 function clampParam(name: ParamName, v: number): number {
   const [lo, hi] = PARAM_RANGES[name];
   return Math.min(hi, Math.max(lo, Math.round(v * 1000) / 1000));
+}
+
+/** The reward's own validation (ranges, v_min ≤ v_max after merging with the defaults). */
+function isValid(p: Partial11): boolean {
+  const values = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, { kind: "number" as const, value: v as number }]));
+  return validateParams(values, "reject").ok;
 }
 
 function score(caseText: string, track: TrackName, p: Partial11): number {
@@ -39,6 +45,7 @@ function score(caseText: string, track: TrackName, p: Partial11): number {
 function tune(caseText: string, track: TrackName): { params: Partial11; metric: number; baseline: number } {
   const plan = PLANS[caseText]!;
   let best: Partial11 = { ...plan.start };
+  if (!isValid(best)) throw new Error(`invalid start for ${caseText}`);
   let bestScore = score(caseText, track, best);
   for (let round = 0; round < 2; round++) {
     for (const name of plan.search) {
@@ -46,7 +53,7 @@ function tune(caseText: string, track: TrackName): { params: Partial11; metric: 
       const candidates = cur === 0 ? [1, 0.1] : [cur * 2, cur / 2];
       for (const c of candidates) {
         const trial = { ...best, [name]: clampParam(name, c) };
-        if (trial.v_min !== undefined && trial.v_max !== undefined && trial.v_min > trial.v_max) continue;
+        if (!isValid(trial)) continue;
         const sc = score(caseText, track, trial);
         if (sc < bestScore) {
           best = trial;

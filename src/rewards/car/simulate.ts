@@ -49,6 +49,8 @@ export interface RunResult {
   trajectory: Trajectory;
   /** Distance driven along the racing line during recording (m, signed). */
   progress: number;
+  /** Distance driven along the racing line over the whole run, settling included (m, signed). */
+  totalProgress: number;
   /** MPC steps whose QP hit the iteration cap, and total QP iterations. */
   qpMaxIter: number;
   qpIterations: number;
@@ -120,6 +122,7 @@ export function runLap(track: Track, params: MpcParams, cfg: Partial<SimConfig> 
   };
   return {
     crashed: crashReason !== null, crashReason, crashTime, trajectory, progress: recorded > 0 ? x.s - sStart : 0,
+    totalProgress: x.s - INITIAL_STATE.s,
     qpMaxIter, qpIterations, controlSteps,
   };
 }
