@@ -8,13 +8,16 @@
  *   tokenizer.json       a Hugging Face tokenizer, or rlvr-tokenizer.json for the built-in char tokenizer
  *   extra.safetensors    optional tensors saved by the caller (e.g. optimizer moments)
  *
+ * LoRA adapters are merged into the exported weights (W + (alpha/r) B A), so a checkpoint is always a plain model
+ * that transformers can open; keep the adapters themselves in `extra` if training must resume with them.
+ *
  * Every file is written atomically. Loading is strict: a missing tensor, a tensor of the wrong shape, or a tensor
  * the model has no place for is a CheckpointError naming the tensor and the shapes.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpointError, ConfigError, Rng, fmtShape, writeFileAtomic } from "../util/index.js";
-import { readSafetensors, saveSafetensors, tensor, type RawTensor, type Tensor } from "../engine/index.js";
+import { LoRALinear, readSafetensors, saveSafetensors, tensor, type RawTensor, type Tensor } from "../engine/index.js";
 import { fromHfConfig, toHfConfig } from "./config.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
@@ -34,7 +37,12 @@ export function hfName(name: string): string {
 /** Writes `model` and `tokenizer` to `dir` (created if needed); `extra` tensors go to extra.safetensors. */
 export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer, extra?: Record<string, Tensor>): void {
   const weights: Record<string, Tensor> = {};
-  for (const [name, t] of model.namedParameters()) weights[hfName(name)] = t;
+  for (const [name, t] of model.namedParameters()) if (!/\.lora[AB]$/.test(name)) weights[hfName(name)] = t;
+  for (const [path, mod] of model.namedModules()) {
+    if (!(mod instanceof LoRALinear)) continue;
+    const merged = mod.merge(); // export W + (alpha/r) B A, so the checkpoint is a plain model
+    weights[hfName(`${path}.weight`)] = merged.weight;
+  }
   saveSafetensors(join(dir, "model.safetensors"), weights, { format: "pt" });
   const config = { ...toHfConfig(model.config, { eosId: tokenizer.eosId, bosId: tokenizer.bosId }), pad_token_id: tokenizer.padId };
   writeFileAtomic(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeSafetensors, noGrad, readSafetensors, tensor } from "../../src/engine/index.js";
+import { applyLoRA, encodeSafetensors, noGrad, readSafetensors, tensor } from "../../src/engine/index.js";
 import { hfName, loadModel, saveModel } from "../../src/models/checkpoint.js";
 import { createModel, listModels, registerModel } from "../../src/models/registry.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
@@ -60,6 +60,17 @@ describe("checkpoints", () => {
     writeFileSync(join(dir, "model.safetensors"), encodeSafetensors(tensors));
     return dir;
   }
+
+  it("exports LoRA adapters merged into plain weights", () => {
+    const { model, tokenizer } = createModel("micro-char", new Rng(4));
+    applyLoRA(model, { rank: 2, targets: ["qProj", "downProj"], rng: new Rng(5) });
+    for (const [name, p] of model.namedParameters()) if (name.endsWith("loraB")) p.data.fill(0.05); // a non-zero update
+    const dir = tmp();
+    saveModel(dir, model, tokenizer);
+    const a = noGrad(() => model.eval().forward(ids, 2, 3));
+    const b = noGrad(() => loadModel(dir).model.forward(ids, 2, 3));
+    for (let i = 0; i < a.size; i++) expect(b.data[i]!).toBeCloseTo(a.data[i]!, 5);
+  });
 
   it("names a missing tensor and its expected shape", () => {
     const dir = brokenCopy((t) => delete t["model.layers.1.mlp.up_proj.weight"]);
