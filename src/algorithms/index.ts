@@ -8,3 +8,8 @@ export * from "./loss-options.js";
 export * from "./pieces.js";
 export { policyLoss, lossNormalizer, type PolicyLossInput, type PolicyLossResult } from "./policy-loss.js";
 export { policyLossTensor, type PolicyLossTensorInput, type PolicyLossTensorResult } from "./policy-loss-tensor.js";
+export * from "./presets.js";
+export * from "./metrics.js";
+export * from "./zero-std.js";
+export * from "./off-policy.js";
+export * from "./multi-term.js";
