@@ -7,6 +7,7 @@ import { additionTask } from "./addition.js";
 import { arithmeticTask } from "./arithmetic.js";
 import { countdownTask } from "./countdown.js";
 import { linearEquationTask } from "./linear-equation.js";
+import { mpcCarTask } from "./mpc-car.js";
 
 export * from "./types.js";
 export * from "./registry.js";
@@ -16,9 +17,13 @@ export { createAdditionTask, additionOptions, type AdditionOptions, type AnswerG
 export { createArithmeticTask, arithmeticOptions, type ArithmeticOptions } from "./arithmetic.js";
 export { createCountdownTask, countdownTaskOptions, type CountdownTaskOptions } from "./countdown.js";
 export { createLinearEquationTask, linearEquationOptions, type LinearEquationOptions } from "./linear-equation.js";
+export { createMpcCarTask, mpcCarOptions, goldParams, type MpcCarOptions } from "./mpc-car.js";
 export { FORMAT_WEIGHT, boxedCompletion, answerCompletion } from "./answer-format.js";
 
 /** The built-in task definitions, in registration order. */
 export const BUILTIN_TASKS = [additionTask, arithmeticTask, countdownTask, linearEquationTask];
 
 for (const def of BUILTIN_TASKS) if (!tasks.has(def.name)) registerTask(def);
+
+// The MPC car task runs a simulator in its reward; registered outside BUILTIN_TASKS (short maths prompts).
+if (!tasks.has(mpcCarTask.name)) registerTask(mpcCarTask);

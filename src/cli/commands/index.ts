@@ -6,7 +6,8 @@ import { register as sample } from "./sample.js";
 import { register as tasks } from "./tasks.js";
 import { register as demo } from "./demo.js";
 import { register as rewardsCommand } from "./rewards.js";
+import { register as carPlot } from "./car-plot.js";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [train, evalCommand, sample, tasks, demo, rewardsCommand];
+export const commands: RegisterCommand[] = [train, evalCommand, sample, tasks, demo, rewardsCommand, carPlot];
