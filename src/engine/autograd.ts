@@ -7,6 +7,7 @@
  * add up across backward calls until zeroGrad. Intermediate buffers and the graph are dropped as the walk
  * passes them, so memory peaks at the forward activations plus the gradients in flight.
  */
+import { backend } from "./backends/index.js";
 import { gradRule } from "./grad-table.js";
 import type { GradRule, OpName } from "./ops/op-set.js";
 import type { Tensor } from "./tensor.js";
@@ -81,6 +82,15 @@ export function runBackward(loss: Tensor): void {
     return g;
   };
 
+  // Adds g to x's gradient, taking g over as the buffer when x has none yet (saves a zero-fill and a copy).
+  const adopt = (x: Tensor, g: Float32Array): void => {
+    if (!x.requiresGrad) return;
+    const cur = x.node ? grads.get(x) : x.grad;
+    if (cur) backend().axpy(1, g, cur);
+    else if (x.node) grads.set(x, g);
+    else x.grad = g;
+  };
+
   for (let idx = order.length - 1; idx >= 0; idx--) {
     const t = order[idx]!;
     const node = t.node;
@@ -93,7 +103,7 @@ export function runBackward(loss: Tensor): void {
     if (dy) {
       const inputs = node.inputs;
       const rule = gradRule(node.op) as GradRule<OpName>;
-      rule(node.ctx, dy, t, inputs, (i) => (inputs[i]!.requiresGrad ? bufferFor(inputs[i]!) : null));
+      rule(node.ctx, dy, t, inputs, (i) => (inputs[i]!.requiresGrad ? bufferFor(inputs[i]!) : null), (i, g) => adopt(inputs[i]!, g));
     }
     // Free the graph behind us: this tensor is now a plain value.
     t.node = null;

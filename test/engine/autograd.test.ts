@@ -38,6 +38,17 @@ describe("autograd", () => {
     expectClose(x.grad!, [2, 2]);
   });
 
+  it("buffer hand-over (reshape, add, affine pass dy on) stays correct when inputs repeat", () => {
+    const x = E.param([4], [1, 2, 3, 4]);
+    const w = E.tensor([1, -1, 2, 0.5], [2, 2]);
+    const r = E.reshape(x, [2, 2]);
+    E.sum(E.mul(E.add(E.add(r, r), E.add(E.reshape(x, [2, 2]), 1)), w)).backward();
+    expectClose(x.grad!, [3, -3, 6, 1.5]);
+    const y = E.param([2], [1, 1]);
+    E.sum(E.mul(E.sub(y, E.mul(y, 3)), E.tensor([1, 2], [2]))).backward();
+    expectClose(y.grad!, [-2, -4]);
+  });
+
   it("stops at detach() and at frozen leaves", () => {
     const x = E.param([2], [1, 2]);
     const frozen = E.param([2], [5, 5]);

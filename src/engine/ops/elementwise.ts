@@ -24,7 +24,13 @@ function binaryOp(op: BinaryOp, a: Tensor, b: Tensor): Tensor {
 
 /** One rule serves all six binary ops: the kernel knows each derivative and reduces onto broadcast inputs. */
 function binaryRule(op: BinaryOp): GradRule<BinaryOp> {
-  return (ctx, dy, out, [a, b], grad) => {
+  return (ctx, dy, out, [a, b], grad, pass) => {
+    if ((op === "add" || op === "sub") && a!.size === out.size) {
+      // a's gradient is dy itself: hand dy over after b's share is taken (residual adds, bias adds).
+      if (b!.requiresGrad) backend().binaryBackward(op, a!.data, ctx.stridesA, b!.data, ctx.stridesB, dy, null, grad(1), out.shape);
+      pass(0, dy);
+      return;
+    }
     backend().binaryBackward(op, a!.data, ctx.stridesA, b!.data, ctx.stridesB, dy, grad(0), grad(1), out.shape);
   };
 }
@@ -178,7 +184,8 @@ export const elementwiseRules: RuleTable<ElementwiseOp> = {
     k.binaryBackward("mul", slope, s, slope, s, dy, dx, null, out.shape);
   },
   // d(s x + t) = s dx
-  affine: ({ s }, dy, _out, _inputs, grad) => {
+  affine: ({ s }, dy, _out, _inputs, grad, pass) => {
+    if (s === 1) return pass(0, dy);
     const dx = grad(0);
     if (dx) backend().axpy(s, dy, dx);
   },

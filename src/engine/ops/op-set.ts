@@ -60,7 +60,9 @@ export interface Node<K extends OpName = OpName> {
 
 /**
  * A gradient rule: given the upstream gradient `dy` (contiguous, the output's shape), accumulate into the
- * buffer `grad(i)` of each input i that needs a gradient (`null` when it does not).
+ * buffer `grad(i)` of each input i that needs a gradient (`null` when it does not). `pass(i, g)` adds a whole
+ * buffer of input i's size and may adopt it without copying: call it last, at most once per buffer, and do
+ * not touch that buffer afterwards (dy itself may be passed when the input has the output's size).
  */
 export type GradRule<K extends OpName> = (
   ctx: OpCtx[K],
@@ -68,6 +70,7 @@ export type GradRule<K extends OpName> = (
   out: Tensor,
   inputs: readonly Tensor[],
   grad: (i: number) => Float32Array | null,
+  pass: (i: number, g: Float32Array) => void,
 ) => void;
 
 /** Ops of the given names, for typing one file's slice of the table. */

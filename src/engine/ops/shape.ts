@@ -90,10 +90,7 @@ export function concat(xs: readonly Tensor[], axis: number): Tensor {
 /** Shape-op rules, each with its derivative. */
 export const shapeRules: RuleTable<"reshape" | "permute" | "slice" | "concat"> = {
   // d reshape(x) = reshape(dy) back to x's shape (same storage order)
-  reshape: (_ctx, dy, _out, _inputs, grad) => {
-    const dx = grad(0);
-    if (dx) backend().axpy(1, dy, dx);
-  },
+  reshape: (_ctx, dy, _out, _inputs, _grad, pass) => pass(0, dy),
   // d permute(x) = inverse permutation of dy
   permute: ({ stridesX }, dy, out, _inputs, grad) => {
     const dx = grad(0);
