@@ -1,0 +1,118 @@
+/**
+ * `npm run bench:learn`: does RL make the model better, and is it the reward that does it?
+ *
+ * On countdown and on arithmetic, over 3 seeds: an SFT start (a small char-level transformer trained briefly on
+ * the task's gold completions), then GRPO from it; held-out greedy pass@1 after RL must be at least the start +
+ * 10 points. A control run is identical except that each step's rewards are shuffled across its completions
+ * (same reward distribution, no link to the completion), and must not improve. Prints the mean and spread over
+ * seeds, one JSON line per metric ({"bench","metric","value","unit"}), and a readable summary.
+ *
+ * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count), BENCH_LEARN_STEPS (RL steps),
+ * BENCH_LEARN_OUT (work folder, default runs/bench-learn).
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Rng } from "../src/util/index.js";
+import { getTask } from "../src/tasks/index.js";
+import { resolveConfig } from "../src/trainer/recipe.js";
+import { train } from "../src/trainer/train.js";
+import { buildModel } from "../src/trainer/model-setup.js";
+import { sftWarmStart } from "../src/trainer/warm-start.js";
+import { saveModel } from "../src/models/checkpoint.js";
+import type { RolloutGroup } from "../src/rollout/types.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const OUT = resolve(process.env.BENCH_LEARN_OUT ?? join(ROOT, "runs", "bench-learn"));
+const TASKS = (process.env.BENCH_LEARN_TASKS ?? "countdown,arithmetic").split(",");
+const SEEDS = Array.from({ length: Number(process.env.BENCH_LEARN_SEEDS ?? 3) }, (_, i) => i);
+const STEPS = Number(process.env.BENCH_LEARN_STEPS ?? 60);
+
+/** Per-task settings: the SFT start is deliberately short so that there is room to improve. */
+const SETTINGS: Record<string, { options: Record<string, unknown>; sftSteps: number; lr: number; maxTokens: number }> = {
+  countdown: { options: {}, sftSteps: 300, lr: 3e-4, maxTokens: 24 },
+  arithmetic: { options: {}, sftSteps: 300, lr: 3e-4, maxTokens: 20 },
+};
+const MODEL = { type: "new" as const, arch: "gpt2" as const, dModel: 128, nLayers: 4, nHeads: 4, maxSeqLen: 96, tokenizer: "char" as const };
+
+function line(metric: string, value: number, unit: string): void {
+  console.log(JSON.stringify({ bench: "learn", metric, value: +value.toFixed(4), unit }));
+}
+
+/** The SFT start checkpoint of (task, seed), made once and reused. */
+async function sftStart(task: string, seed: number): Promise<string> {
+  const dir = join(OUT, `sft-${task}-${seed}`);
+  if (existsSync(join(dir, "model.safetensors"))) return dir;
+  const s = SETTINGS[task]!;
+  const config = recipe(task, seed, dir, "sft");
+  const policy = buildModel(MODEL, seed);
+  const trainSet = getTask(task, s.options).generate("train", config.task.trainExamples, 0);
+  await sftWarmStart(policy, trainSet, { ...config, sft: { enabled: true, steps: s.sftSteps, batchSize: 32, lr: 1e-3 } });
+  saveModel(dir, policy.model, policy.tokenizer);
+  return dir;
+}
+
+function recipe(task: string, seed: number, start: string, name: string) {
+  const s = SETTINGS[task]!;
+  return resolveConfig({
+    name, outDir: OUT, seed, preset: "grpo",
+    model: { type: "checkpoint", path: start },
+    task: { name: task, options: s.options, trainExamples: 2000, testExamples: 200 },
+    algorithm: { kl: { beta: 0.0 } },
+    train: { steps: STEPS, promptsPerStep: 16, groupSize: 8, maxCompletionTokens: s.maxTokens, lr: s.lr, microBatchSize: 64 },
+    eval: { every: 0, examples: 200 },
+    checkpoint: { every: 0, keepBest: false },
+    log: { sampleGroups: 1, progress: false },
+  });
+}
+
+/** Shuffles rewards (and their terms) across all completions of the step: the control. */
+function shuffleRewards(seed: number) {
+  return (groups: RolloutGroup[], step: number) => {
+    const all = groups.flatMap((g) => g.rollouts);
+    const perm = new Rng(seed).split("control").split(step).shuffle(all.map((_, i) => i));
+    const values = perm.map((i) => ({ reward: all[i]!.reward, terms: all[i]!.terms }));
+    all.forEach((r, i) => Object.assign(r, values[i]));
+  };
+}
+
+const stats = (xs: number[]) => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { mean: m, std: Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, xs.length - 1)) };
+};
+
+async function main(): Promise<void> {
+  const summary: string[] = [];
+  for (const task of TASKS) {
+    const gains: number[] = [];
+    const controls: number[] = [];
+    const starts: number[] = [];
+    const afters: number[] = [];
+    for (const seed of SEEDS) {
+      const start = await sftStart(task, seed);
+      const key = `eval/${task}/pass@1`;
+      const t0 = Date.now();
+      const rl = await train(recipe(task, seed, start, `rl-${task}-${seed}`), { resume: false });
+      const ctl = await train(recipe(task, seed, start, `control-${task}-${seed}`), { resume: false, transformGroups: shuffleRewards(seed) });
+      const before = rl.startEval![key]!;
+      starts.push(before);
+      afters.push(rl.finalEval![key]!);
+      gains.push(rl.finalEval![key]! - before);
+      controls.push(ctl.finalEval![key]! - ctl.startEval![key]!);
+      console.error(`${task} seed ${seed}: pass@1 ${before.toFixed(3)} -> ${rl.finalEval![key]!.toFixed(3)} (RL), ${ctl.finalEval![key]!.toFixed(3)} (control) in ${((Date.now() - t0) / 1000).toFixed(0)}s`);
+    }
+    const g = stats(gains);
+    const c = stats(controls);
+    line(`learn.${task}.pass1_start`, stats(starts).mean, "pass@1");
+    line(`learn.${task}.pass1_after`, stats(afters).mean, "pass@1");
+    line(`learn.${task}.pass1_gain`, g.mean, "points/100");
+    line(`learn.${task}.pass1_gain_std`, g.std, "points/100");
+    line(`learn.${task}.pass1_gain_min`, Math.min(...gains), "points/100");
+    line(`learn.${task}.control_gain`, c.mean, "points/100");
+    line(`learn.${task}.control_gain_std`, c.std, "points/100");
+    const ok = Math.min(...gains) >= 0.1 && c.mean <= 0.02;
+    summary.push(`${task}: gain ${(g.mean * 100).toFixed(1)} ± ${(g.std * 100).toFixed(1)} points over ${SEEDS.length} seeds (min ${(Math.min(...gains) * 100).toFixed(1)}; target >= 10), control ${(c.mean * 100).toFixed(1)} ± ${(c.std * 100).toFixed(1)}: ${ok ? "PASS" : "FAIL"}`);
+  }
+  for (const s of summary) console.log(s);
+}
+
+await main();
