@@ -8,6 +8,8 @@ import { arithmeticTask } from "./arithmetic.js";
 import { countdownTask } from "./countdown.js";
 import { linearEquationTask } from "./linear-equation.js";
 import { mpcCarTask } from "./mpc-car.js";
+import { optimisationTask } from "./optimisation.js";
+import { matmulKernelTask } from "./matmul-kernel.js";
 
 export * from "./types.js";
 export * from "./registry.js";
@@ -17,13 +19,20 @@ export { createAdditionTask, additionOptions, type AdditionOptions, type AnswerG
 export { createArithmeticTask, arithmeticOptions, type ArithmeticOptions } from "./arithmetic.js";
 export { createCountdownTask, countdownTaskOptions, type CountdownTaskOptions } from "./countdown.js";
 export { createLinearEquationTask, linearEquationOptions, type LinearEquationOptions } from "./linear-equation.js";
+export { createOptimisationTask, optimisationOptions, type OptimisationOptions } from "./optimisation.js";
+export { createMatmulKernelTask, matmulKernelOptions, type MatmulKernelOptions } from "./matmul-kernel.js";
 export { createMpcCarTask, mpcCarOptions, goldParams, type MpcCarOptions } from "./mpc-car.js";
-export { FORMAT_WEIGHT, boxedCompletion, answerCompletion } from "./answer-format.js";
+export { FORMAT_WEIGHT, ANSWER_STOP, ANSWER_MAX_TOKENS, boxedCompletion } from "./answer-format.js";
 
 /** The built-in task definitions, in registration order. */
 export const BUILTIN_TASKS = [additionTask, arithmeticTask, countdownTask, linearEquationTask];
 
 for (const def of BUILTIN_TASKS) if (!tasks.has(def.name)) registerTask(def);
+
+// Tasks whose rewards run code (sandbox, solver, kernel timing): registered here, outside BUILTIN_TASKS (whose
+// shared tests assume short character-level maths prompts).
+if (!tasks.has(optimisationTask.name)) registerTask(optimisationTask);
+if (!tasks.has(matmulKernelTask.name)) registerTask(matmulKernelTask);
 
 // The MPC car task runs a simulator in its reward; registered outside BUILTIN_TASKS (short maths prompts).
 if (!tasks.has(mpcCarTask.name)) registerTask(mpcCarTask);

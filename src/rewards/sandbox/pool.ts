@@ -195,10 +195,16 @@ export class WorkerPool {
 }
 
 let shared: WorkerPool | null = null;
+let sharedOptions: PoolOptions = {};
 
-/** The process-wide reward pool, created on first use. */
+/** Sets the options of the process-wide pool (e.g. its size); takes effect when it is next created. */
+export function configureSharedPool(opts: PoolOptions): void {
+  sharedOptions = { ...opts };
+}
+
+/** The process-wide reward pool, created on first use (size: `configureSharedPool`, else cores − 1, 1..4). */
 export function sharedPool(): WorkerPool {
-  if (!shared) shared = new WorkerPool();
+  if (!shared) shared = new WorkerPool(sharedOptions);
   return shared;
 }
 

@@ -7,7 +7,8 @@
  * - `Math.random`: replaced by a seeded xoshiro128** stream (determinism);
  * - `SharedArrayBuffer`, `Atomics`, `WebAssembly`, `performance`: removed unless granted;
  * - optionally every intrinsic prototype is frozen (`freeze: true`), so code in this realm cannot patch the
- *   built-ins a trusted harness in the same realm relies on (spec §10.2 #1).
+ *   built-ins a trusted harness in the same realm relies on (spec §10.2 #1). Not for timed code: a frozen
+ *   Object.prototype or %TypedArray%.prototype makes V8 take slow paths for typed-array stores (~20×).
  */
 
 /** What a reward may grant the code it runs; everything defaults to "not granted". */
