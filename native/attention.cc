@@ -1,0 +1,175 @@
+// Rotary embeddings and causal scaled-dot-product attention (GQA, KV-cache offsets, padding mask) with its
+// backward pass. Attention runs per (batch, head) on the packed GEMM (serial inside a parallel region):
+// S = Q K^T, masked row softmax into the saved probs, O = P V. The backward pass works per (batch, kv-head)
+// group so that the heads sharing a K/V block never write dk/dv concurrently.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels.h"
+#include "matmul.h"
+#include "scratch.h"
+#include "simd.h"
+#include "thread-pool.h"
+
+namespace rlvr {
+namespace {
+
+thread_local Scratch tlTrig, tlDp;
+
+// Masked, scaled softmax of one score row in place; returns false for a fully masked row (set to zeros).
+inline void maskedSoftmaxRow(float* p, long tk, long limit, const float* maskRow, float scale) {
+  float mx = -INFINITY;
+  for (long j = 0; j < tk; j++) {
+    bool masked = j > limit || (maskRow && maskRow[j] == 0.0f);
+    float s = masked ? -INFINITY : p[j] * scale;
+    p[j] = s;
+    if (s > mx) mx = s;
+  }
+  if (mx == -INFINITY) {
+    std::memset(p, 0, sizeof(float) * tk);
+    return;
+  }
+  __m256 mv = _mm256_set1_ps(mx), acc = _mm256_setzero_ps();
+  long j = 0;
+  for (; j + 8 <= tk; j += 8) {
+    __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(p + j), mv));
+    _mm256_storeu_ps(p + j, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  float sum = hsum(acc);
+  for (; j < tk; j++) {
+    float e = std::exp(p[j] - mx);
+    p[j] = e;
+    sum += e;
+  }
+  float inv = 1.0f / sum;
+  __m256 iv = _mm256_set1_ps(inv);
+  j = 0;
+  for (; j + 8 <= tk; j += 8) _mm256_storeu_ps(p + j, _mm256_mul_ps(_mm256_loadu_ps(p + j), iv));
+  for (; j < tk; j++) p[j] *= inv;
+}
+
+GemmDesc desc(long m, long n, long k, const float* a, bool transA, const float* b, bool transB, float* c, bool acc) {
+  return GemmDesc{m, n, k, a, transA ? 1 : k, transA ? m : 1, b, transB ? 1 : n, transB ? k : 1, c, n, acc};
+}
+
+}  // namespace
+
+void rope(const float* x, float* out, long batchHeads, long t, long headDim, long posOffset, double theta, bool inverse) {
+  const long half = headDim / 2;
+  float* trig = tlTrig.get(2 * t * half + 1);
+  float* cosT = trig;
+  float* sinT = trig + t * half;
+  for (long i = 0; i < half; i++) {
+    double invFreq = std::pow(theta, (-2.0 * i) / headDim);
+    for (long tt = 0; tt < t; tt++) {
+      double ang = static_cast<double>(posOffset + tt) * invFreq;
+      cosT[tt * half + i] = static_cast<float>(std::cos(ang));
+      sinT[tt * half + i] = static_cast<float>(inverse ? -std::sin(ang) : std::sin(ang));
+    }
+  }
+  auto body = [&](long r0, long r1) {
+    for (long r = r0; r < r1; r++) {
+      const long tt = r % t;
+      const float* xr = x + r * headDim;
+      float* o = out + r * headDim;
+      const float *c = cosT + tt * half, *s = sinT + tt * half;
+      long i = 0;
+      for (; i + 8 <= half; i += 8) {
+        __m256 x1 = _mm256_loadu_ps(xr + i), x2 = _mm256_loadu_ps(xr + i + half);
+        __m256 cv = _mm256_loadu_ps(c + i), sv = _mm256_loadu_ps(s + i);
+        _mm256_storeu_ps(o + i, _mm256_fmsub_ps(x1, cv, _mm256_mul_ps(x2, sv)));
+        _mm256_storeu_ps(o + i + half, _mm256_fmadd_ps(x2, cv, _mm256_mul_ps(x1, sv)));
+      }
+      for (; i < half; i++) {
+        float x1 = xr[i], x2 = xr[i + half];
+        o[i] = x1 * c[i] - x2 * s[i];
+        o[i + half] = x2 * c[i] + x1 * s[i];
+      }
+    }
+  };
+  const long rows = batchHeads * t;
+  if (rows * headDim >= (1L << 15)) parallelFor(rows, std::max<long>(1, 4096 / std::max<long>(headDim, 1)), [&](long b, long e, int) { body(b, e); });
+  else body(0, rows);
+}
+
+void attention(const float* q, const float* k, const float* v, float* out, float* probs, const float* mask,
+               const AttnShape& s) {
+  const long group = s.heads / s.kvHeads, d = s.headDim, tq = s.tq, tk = s.tk;
+  auto item = [&](long bh) {
+    const long b = bh / s.heads, h = bh % s.heads;
+    const float* Q = q + bh * tq * d;
+    const float* K = k + (b * s.kvHeads + h / group) * tk * d;
+    const float* V = v + (b * s.kvHeads + h / group) * tk * d;
+    float* P = probs + bh * tq * tk;
+    float* O = out + bh * tq * d;
+    gemm(desc(tq, tk, d, Q, false, K, true, P, false), false);  // S = Q K^T (tq, tk)
+    const float* maskRow = mask ? mask + b * tk : nullptr;
+    for (long i = 0; i < tq; i++) {
+      long limit = s.causal ? std::min(tk - 1, tk - tq + i) : tk - 1;
+      maskedSoftmaxRow(P + i * tk, tk, limit, maskRow, s.scale);
+    }
+    gemm(desc(tq, d, tk, P, false, V, false, O, false), false);  // O = P V (tq, d)
+  };
+  const long items = s.batch * s.heads;
+  if (items > 1 && items * tq * tk * d >= (1L << 15)) {
+    parallelFor(items, 1, [&](long b0, long e0, int) {
+      for (long i = b0; i < e0; i++) item(i);
+    });
+  } else {
+    for (long i = 0; i < items; i++) item(i);
+  }
+}
+
+void attentionBackward(const float* q, const float* k, const float* v, const float* probs, const float* dout, float* dq,
+                       float* dk, float* dv, const AttnShape& s) {
+  const long group = s.heads / s.kvHeads, d = s.headDim, tq = s.tq, tk = s.tk;
+  auto item = [&](long bg) {  // one (batch, kv head): all the query heads that read it
+    const long b = bg / s.kvHeads, g = bg % s.kvHeads;
+    const float* K = k + bg * tk * d;
+    const float* V = v + bg * tk * d;
+    float* dK = dk + bg * tk * d;
+    float* dV = dv + bg * tk * d;
+    float* dS = tlDp.get(tq * tk);
+    for (long h = g * group; h < (g + 1) * group; h++) {
+      const long bh = b * s.heads + h;
+      const float* P = probs + bh * tq * tk;
+      const float* dO = dout + bh * tq * d;
+      const float* Q = q + bh * tq * d;
+      float* dQ = dq + bh * tq * d;
+      gemm(desc(tk, d, tq, P, true, dO, false, dV, true), false);    // dV += P^T dO
+      gemm(desc(tq, tk, d, dO, false, V, true, dS, false), false);   // dP = dO V^T
+      for (long i = 0; i < tq; i++) {                                 // dS = P * (dP - rowdot(dP, P)) * scale
+        float* row = dS + i * tk;
+        const float* pr = P + i * tk;
+        __m256 acc = _mm256_setzero_ps();
+        long j = 0;
+        for (; j + 8 <= tk; j += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(row + j), _mm256_loadu_ps(pr + j), acc);
+        float dot = hsum(acc);
+        for (; j < tk; j++) dot += row[j] * pr[j];
+        __m256 dv8 = _mm256_set1_ps(dot), sc = _mm256_set1_ps(s.scale);
+        j = 0;
+        for (; j + 8 <= tk; j += 8) {
+          __m256 t = _mm256_mul_ps(_mm256_loadu_ps(pr + j), _mm256_sub_ps(_mm256_loadu_ps(row + j), dv8));
+          _mm256_storeu_ps(row + j, _mm256_mul_ps(t, sc));
+        }
+        for (; j < tk; j++) row[j] = pr[j] * (row[j] - dot) * s.scale;
+      }
+      gemm(desc(tq, d, tk, dS, false, K, false, dQ, true), false);   // dQ += dS K
+      gemm(desc(tk, d, tq, dS, true, Q, false, dK, true), false);    // dK += dS^T Q
+    }
+  };
+  const long items = s.batch * s.kvHeads;
+  if (items > 1 && items * tq * tk * d >= (1L << 15)) {
+    parallelFor(items, 1, [&](long b0, long e0, int) {
+      for (long i = b0; i < e0; i++) item(i);
+    });
+  } else {
+    for (long i = 0; i < items; i++) item(i);
+  }
+}
+
+}  // namespace rlvr
