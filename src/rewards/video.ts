@@ -22,6 +22,7 @@ function seconds(t: string): number {
 
 /** The last time pair `a to b` (also `and`, `-`, `–`, s/sec units, mm:ss) with 0 <= a <= b; null if none. */
 export function parseTimeRange(answer: string): [number, number] | null {
+  if (answer.length > 20_000) return null;
   let last: [number, number] | null = null;
   for (const m of answer.matchAll(PAIR)) {
     const before = answer[m.index - 1] ?? " ";

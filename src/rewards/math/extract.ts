@@ -64,28 +64,54 @@ export function boxedCandidates(s: string): Candidate[] {
 
 const PHRASES = ["final answer is", "the answer is", "answer:"];
 
-function mathEnvAt(s: string, i: number): { text: string; end: number } | null {
-  const pairs: [string, string, boolean][] = [["$$", "$$", true], ["\\[", "\\]", true], ["\\(", "\\)", false], ["$", "$", false]];
-  for (const [open, close, multiline] of pairs) {
-    if (!s.startsWith(open, i)) continue;
-    const j = s.indexOf(close, i + open.length);
-    if (j < 0) return null;
-    const text = s.slice(i + open.length, j);
-    if (!multiline && text.includes("\n")) return null;
-    return { text, end: j + close.length };
+const ENV_PAIRS: [string, string, boolean][] = [["$$", "$$", true], ["\\[", "\\]", true], ["\\(", "\\)", false], ["$", "$", false]];
+
+/**
+ * Finds maths environments starting at given offsets. The next-close position per delimiter is cached, so a scan
+ * over many unclosed opens stays linear (a hostile `\(\(\(…` would otherwise be quadratic).
+ */
+class EnvFinder {
+  private readonly from = new Map<string, number>();
+  private readonly found = new Map<string, number>();
+  constructor(private readonly s: string) {}
+
+  private nextClose(close: string, start: number): number {
+    const f = this.found.get(close);
+    if (f !== undefined && start >= this.from.get(close)! && (f < 0 || start <= f)) return f;
+    const r = this.s.indexOf(close, start);
+    this.from.set(close, start);
+    this.found.set(close, r);
+    return r;
   }
-  return null;
+
+  at(i: number): { text: string; end: number } | null {
+    const s = this.s;
+    for (const [open, close, multiline] of ENV_PAIRS) {
+      if (!s.startsWith(open, i)) continue;
+      const j = this.nextClose(close, i + open.length);
+      if (j < 0) return null;
+      const text = s.slice(i + open.length, j);
+      if (!multiline && (text.includes("\n") || text.length > MAX_ANSWER)) return null;
+      if (text.length > MAX_ANSWER * 20) return null;
+      return { text, end: j + close.length };
+    }
+    return null;
+  }
 }
 
 /** C1: the text after an answer phrase. */
 function phraseCandidates(s: string): Candidate[] {
   const lower = s.toLowerCase();
+  const envs = new EnvFinder(s);
   const out: Candidate[] = [];
   for (const phrase of PHRASES) {
-    for (let i = lower.indexOf(phrase); i >= 0; i = lower.indexOf(phrase, i + phrase.length)) {
+    const starts: number[] = [];
+    for (let i = lower.indexOf(phrase); i >= 0; i = lower.indexOf(phrase, i + phrase.length)) starts.push(i);
+    // Only the rightmost occurrences can win (§1.1 step 3); this bounds work on text that repeats the phrase.
+    for (const i of starts.slice(-2 * MAX_TRIES)) {
       let j = i + phrase.length;
       while (j < s.length && (s[j] === " " || s[j] === ":" || s[j] === "*")) j++;
-      const env = mathEnvAt(s, j);
+      const env = envs.at(j);
       if (env) {
         out.push({ text: env.text, cls: 1, start: i, end: env.end });
         continue;
@@ -110,13 +136,17 @@ function phraseCandidates(s: string): Candidate[] {
 /** C2: `$…$`, `$$…$$`, `\(…\)`, `\[…\]`. */
 function envCandidates(s: string): Candidate[] {
   const out: Candidate[] = [];
+  const envs = new EnvFinder(s);
   let i = 0;
+  let d = -2;
+  let b = -2;
   while (i < s.length) {
-    const d = s.indexOf("$", i);
-    const b = s.indexOf("\\", i);
+    // Next "$" and next "\\" after i, recomputed only when passed (keeps the scan linear).
+    if (d !== -1 && d < i) d = s.indexOf("$", i);
+    if (b !== -1 && b < i) b = s.indexOf("\\", i);
     const k = d < 0 ? b : b < 0 ? d : Math.min(d, b);
     if (k < 0) break;
-    const env = mathEnvAt(s, k);
+    const env = envs.at(k);
     if (env) {
       out.push({ text: env.text, cls: 2, start: k, end: env.end });
       i = env.end;
@@ -130,8 +160,11 @@ const BARE_NUMBER = /-?\d+(?:,\d{3})*(?:\.\d+)?(?:\/\d+)?%?/g;
 /** C3: bare numbers (lenient mode only). */
 function bareCandidates(s: string): Candidate[] {
   const out: Candidate[] = [];
-  for (const m of s.matchAll(BARE_NUMBER)) out.push({ text: m[0], cls: 3, start: m.index, end: m.index + m[0].length });
-  return out;
+  // Only the rightmost numbers can win: scan the last 4,000 chars, starting after a non-digit.
+  let from = Math.max(0, s.length - 4_000);
+  while (from > 0 && from < s.length && /[\d.,\-]/.test(s[from]!)) from++;
+  for (const m of s.slice(from).matchAll(BARE_NUMBER)) out.push({ text: m[0], cls: 3, start: from + m.index, end: from + m.index + m[0].length });
+  return out.slice(-2 * MAX_TRIES);
 }
 
 /** The chosen answer: the candidate, its parse, and the boxes in reading order (for multi-part golds). */
