@@ -66,14 +66,15 @@ export const CAR_GOLD: Record<"circle" | "F", Record<string, TunedCase>> = {
     },
     "smooth": {
       "params": {
-        "alat_max": 8,
+        "alat_max": 4,
         "a_min": -2,
-        "a_max": 1,
+        "a_max": 4,
         "qac": 1,
-        "v_max": 1.25,
+        "v_min": 1,
+        "v_max": 1.5,
         "qddelta": 0.4
       },
-      "metric": 0.5076406141796289,
+      "metric": 0.4325720607115705,
       "baseline": 5.958165967414909
     }
   },
@@ -126,14 +127,15 @@ export const CAR_GOLD: Record<"circle" | "F", Record<string, TunedCase>> = {
     },
     "smooth": {
       "params": {
-        "alat_max": 8,
+        "alat_max": 2,
         "a_min": -2,
-        "a_max": 8,
-        "qac": 0.25,
-        "v_max": 1.25,
+        "a_max": 0.5,
+        "qac": 1,
+        "v_min": 1,
+        "v_max": 1.5,
         "qddelta": 0.4
       },
-      "metric": 0.9280428077390693,
+      "metric": 0.7917597753700434,
       "baseline": 4.753992987123073
     }
   }
