@@ -102,32 +102,51 @@ export function binaryBackward(
   op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[],
   dy: Float32Array, da: Float32Array | null, db: Float32Array | null, shape: readonly number[],
 ): void {
-  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => {
-    for (let j = 0; j < n; j++) {
-      const g = dy[oo + j]!;
-      const pa = oa + j * ia, pb = ob + j * ib;
-      switch (op) {
-        case "add": if (da) da[pa]! += g; if (db) db[pb]! += g; break;
-        case "sub": if (da) da[pa]! += g; if (db) db[pb]! -= g; break;
-        case "mul": if (da) da[pa]! += g * b[pb]!; if (db) db[pb]! += g * a[pa]!; break;
-        case "div": {
-          const bv = b[pb]!;
-          if (da) da[pa]! += g / bv;
-          if (db) db[pb]! -= (g * a[pa]!) / (bv * bv);
-          break;
-        }
-        case "maximum":
-        case "minimum": {
-          const av = a[pa]!, bv = b[pb]!;
-          const aWins = op === "maximum" ? av > bv : av < bv;
-          const wa = av === bv ? 0.5 : aWins ? 1 : 0;
-          if (da) da[pa]! += g * wa;
-          if (db) db[pb]! += g * (1 - wa);
-          break;
-        }
-      }
+  const row = binaryBackwardRow(op, a, b, dy, da, db);
+  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => row(oa, ob, oo, n, ia, ib));
+}
+
+type GradRow = (oa: number, ob: number, oo: number, n: number, ia: number, ib: number) => void;
+
+/** The per-row loop of binaryBackward for one op (the op switch sits outside the element loop). */
+function binaryBackwardRow(op: BinaryOp, a: Float32Array, b: Float32Array, dy: Float32Array, da: Float32Array | null, db: Float32Array | null): GradRow {
+  switch (op) {
+    case "add":
+    case "sub": {
+      const sign = op === "add" ? 1 : -1;
+      return (oa, ob, oo, n, ia, ib) => {
+        if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]!;
+        if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += sign * dy[oo + j]!;
+      };
     }
-  });
+    case "mul":
+      return (oa, ob, oo, n, ia, ib) => {
+        if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! * b[ob + j * ib]!;
+        if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += dy[oo + j]! * a[oa + j * ia]!;
+      };
+    case "div":
+      return (oa, ob, oo, n, ia, ib) => {
+        if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! / b[ob + j * ib]!;
+        if (db) {
+          for (let j = 0; j < n; j++) {
+            const bv = b[ob + j * ib]!;
+            db[ob + j * ib]! -= (dy[oo + j]! * a[oa + j * ia]!) / (bv * bv);
+          }
+        }
+      };
+    case "maximum":
+    case "minimum": {
+      const isMax = op === "maximum";
+      return (oa, ob, oo, n, ia, ib) => {
+        for (let j = 0; j < n; j++) {
+          const av = a[oa + j * ia]!, bv = b[ob + j * ib]!, g = dy[oo + j]!;
+          const wa = av === bv ? 0.5 : (isMax ? av > bv : av < bv) ? 1 : 0;
+          if (da) da[oa + j * ia]! += g * wa;
+          if (db) db[ob + j * ib]! += g * (1 - wa);
+        }
+      };
+    }
+  }
 }
 
 /** out[idx] = cond[idx . sc] !== 0 ? a[idx . sa] : b[idx . sb]. */
