@@ -130,9 +130,9 @@ export function parseChoice(answer: string, options: readonly string[]): string 
     const letter = m[1]!;
     const idx = LETTERS.indexOf(letter);
     const rest = m[2]!.trim();
-    if (idx >= options.length) return null;
-    if (rest === "" || normOption(rest) === normOption(options[idx]!)) return letter;
-    return null;
+    if (rest === "" && idx < options.length) return letter;
+    if (idx < options.length && normOption(rest) === normOption(options[idx]!)) return letter;
+    // Not a letter answer ("A bird" starts with an article): fall through to the full option text.
   }
   const n = normOption(s);
   if (!n) return null;
