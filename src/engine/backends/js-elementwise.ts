@@ -85,16 +85,33 @@ export function axpy(alpha: number, x: Float32Array, y: Float32Array): void {
 
 /** Broadcasting binary op; out is contiguous over `shape`. */
 export function binary(op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[], out: Float32Array, shape: readonly number[]): void {
-  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => {
-    switch (op) {
-      case "add": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!; return;
-      case "sub": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!; return;
-      case "mul": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!; return;
-      case "div": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!; return;
-      case "maximum": for (let j = 0; j < n; j++) out[oo + j] = Math.max(a[oa + j * ia]!, b[ob + j * ib]!); return;
-      case "minimum": for (let j = 0; j < n; j++) out[oo + j] = Math.min(a[oa + j * ia]!, b[ob + j * ib]!); return;
-    }
-  });
+  if (a.length === out.length && b.length === out.length && isContiguous(sa, shape) && isContiguous(sb, shape)) {
+    binaryRow(op, a, 0, 1, b, 0, 1, out, 0, out.length);
+    return;
+  }
+  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => binaryRow(op, a, oa, ia, b, ob, ib, out, oo, n));
+}
+
+/** Whether strides are the contiguous strides of shape (size-1 axes ignored). */
+function isContiguous(strides: readonly number[], shape: readonly number[]): boolean {
+  let acc = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] !== 1 && strides[d] !== acc) return false;
+    acc *= shape[d]!;
+  }
+  return true;
+}
+
+/** One row of a binary op: out[oo + j] = a[oa + j ia] op b[ob + j ib]. */
+function binaryRow(op: BinaryOp, a: Float32Array, oa: number, ia: number, b: Float32Array, ob: number, ib: number, out: Float32Array, oo: number, n: number): void {
+  switch (op) {
+    case "add": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!; return;
+    case "sub": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!; return;
+    case "mul": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!; return;
+    case "div": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!; return;
+    case "maximum": for (let j = 0; j < n; j++) out[oo + j] = Math.max(a[oa + j * ia]!, b[ob + j * ib]!); return;
+    case "minimum": for (let j = 0; j < n; j++) out[oo + j] = Math.min(a[oa + j * ia]!, b[ob + j * ib]!); return;
+  }
 }
 
 /** Gradient of a broadcasting binary op, reduced onto each input's layout (see Kernels.binaryBackward). */

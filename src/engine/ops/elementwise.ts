@@ -7,16 +7,17 @@ import { backend } from "../backends/index.js";
 import type { BinaryOp, UnaryOp } from "../backends/kernels.js";
 import { Tensor, asTensor, empty, needsGrad, record, type TensorLike } from "../tensor.js";
 import type { GradRule, RuleTable } from "./op-set.js";
-import { broadcastShapes, broadcastStrides, stridesOf } from "./shape-util.js";
+import { broadcastShapes, broadcastStrides, sameShape, stridesOf } from "./shape-util.js";
 
 type ElementwiseOp = BinaryOp | UnaryOp | "pow" | "affine" | "where";
 
 // ---- binary ----
 
 function binaryOp(op: BinaryOp, a: Tensor, b: Tensor): Tensor {
-  const shape = broadcastShapes(op, a.shape, b.shape);
-  const sa = broadcastStrides(a.shape, shape);
-  const sb = broadcastStrides(b.shape, shape);
+  const same = sameShape(a.shape, b.shape);
+  const shape = same ? (a.shape as number[]) : broadcastShapes(op, a.shape, b.shape);
+  const sa = same ? stridesOf(shape) : broadcastStrides(a.shape, shape);
+  const sb = same ? sa : broadcastStrides(b.shape, shape);
   const out = empty(shape);
   backend().binary(op, a.data, sa, b.data, sb, out.data, shape);
   return record(out, op, [a, b], { stridesA: sa, stridesB: sb });
