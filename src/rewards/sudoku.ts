@@ -57,7 +57,7 @@ export const sudokuReward: RewardSpec<SudokuOptions, SudokuGold> = {
   name: "sudoku-cells",
   description: "wd1 sudoku: fraction of originally empty cells solved, from exactly N² cells in the last <answer> block",
   options: sudokuOptions,
-  exampleGold: { puzzle: "1030020000100004", solution: "1432324121434321" },
+  exampleGold: { puzzle: "1030020001000001", solution: "1432324121434321" },
   maxScore: 1,
   score({ completion, gold }, o): RewardResult {
     const n = gold.size ?? Math.round(Math.sqrt(gold.puzzle.length));
