@@ -4,8 +4,9 @@
  *
  * The expression is parsed by a small recursive-descent parser over `[0-9+\-*()/ .]` and evaluated by walking the
  * tree; model text is never passed to `eval` (rewards spec G4). Rules:
- * - Graded region: the single `<answer>…</answer>` block (G3); no block, or two or more, earns 0 (G5: no hedging).
- *   With `answerTag: false` the whole completion is the expression.
+ * - Graded region (`region`): the single `<answer>…</answer>` block (default, as in TinyZero; G3), or the single
+ *   `\boxed{…}` (the built-in task's short form), or the whole completion ("all"). No region, or two or more blocks or
+ *   boxes, earns 0 (G5: no hedging).
  * - Only binary `+ - * /` and parentheses over non-negative number literals; no unary minus, no implicit product.
  * - Each literal must be one of the given numbers, each given number used at most once; with `useAll: true`
  *   (default, the spec's rule) every given number exactly once.
@@ -17,6 +18,7 @@
  */
 import { z } from "zod";
 import { rewards } from "./registry.js";
+import { boxedSpans } from "./boxed-format.js";
 import type { RewardResult, RewardSpec } from "./types.js";
 
 /** Gold of a countdown example: the numbers to use and the target to reach. */
@@ -30,7 +32,7 @@ export const countdownOptions = z
   .object({
     useAll: z.boolean().default(true).describe("every given number must be used exactly once (else at most once)"),
     formatCredit: z.number().min(0).max(1).default(0.1).describe("score of a valid expression with the wrong value"),
-    answerTag: z.boolean().default(true).describe("read the expression from the single <answer> block"),
+    region: z.enum(["answerTag", "boxed", "all"]).default("answerTag").describe("where the expression is: the single <answer> block, the single \\boxed{}, or the whole completion"),
     tolerance: z.number().positive().default(1e-5).describe("|value - target| below this is correct"),
   })
   .strict();
@@ -153,10 +155,14 @@ export function scoreCountdown(completion: string, gold: CountdownGold, o: Count
     info: { reason, ...extra },
   });
   let text = completion;
-  if (o.answerTag) {
+  if (o.region === "answerTag") {
     const block = answerBlock(completion);
     if ("reason" in block) return zero(block.reason);
     text = block.text;
+  } else if (o.region === "boxed") {
+    const boxes = boxedSpans(completion);
+    if (boxes.length !== 1 || completion.split("\\boxed").length !== 2) return zero(boxes.length === 0 ? "no closed \\boxed{}" : "more than one \\boxed{}");
+    text = boxes[0]!.content;
   }
   let parsed: ParsedExpression;
   try {

@@ -1,12 +1,12 @@
 /**
- * "addition": multi-digit addition such as `12+345=` → `<answer>\boxed{357}</answer>`.
+ * "addition": multi-digit addition such as `12+345=` → `\boxed{357}`.
  *
  * The smallest task, used by the SFT benchmark and the demo's warm start. Difficulty is the number of operands and
  * the digits per operand; carries make longer operands markedly harder for a small character-level model.
  */
 import { z } from "zod";
 import { generateExamples, randomWithDigits } from "./generate.js";
-import { ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { TaskDefinition } from "./registry.js";
 import type { Example, Task } from "./types.js";
@@ -39,7 +39,7 @@ export function createAdditionTask(options: Partial<AdditionOptions> = {}): Task
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,
-    maxNewTokens: 32,
+    maxNewTokens: ANSWER_MAX_TOKENS,
     generate(split, count, seed): Example<AnswerGold>[] {
       return generateExamples("addition", split, count, seed, (rng) => {
         const xs = Array.from({ length: o.operands }, () => randomWithDigits(rng, rng.intBetween(o.minDigits, o.maxDigits)));

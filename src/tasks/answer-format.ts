@@ -1,36 +1,36 @@
 /**
- * The answer format shared by the built-in maths tasks, kept short for character-level models:
- * `<answer>\boxed{357}</answer>` (27 characters for a 3-digit answer).
+ * The answer format shared by the built-in tasks, kept short for character-level models (every character is a
+ * sampled token): the completion is one `\boxed{…}` and nothing else, e.g. `\boxed{357}` (11 characters) or
+ * `\boxed{(3+5)*2}` for countdown. Sampling stops at the first `}` (no built-in answer contains a brace).
  *
- * Correctness is the `math-answer` reward on the boxed value (strict mode reads `\boxed{}`; `region: "answerTag"`
- * makes the single `<answer>` block the graded region, rewards spec G3), and a light format term is `format-tags` with the one
- * tag `answer` (exactly one block, non-empty, nothing outside it but whitespace; rewards spec §2.2).
+ * Terms: correctness (weight 1) from the task's checker, and a light format term (weight 0.2), `boxed-format`:
+ * exactly one non-empty box with nothing around it. The maths tasks use `math-answer` in strict mode (boxes and
+ * answer phrases only), reading the whole completion (there is no think block).
  * Change the reward names or options here and every built-in task follows.
  */
 import type { RewardTerm } from "./types.js";
+import "../rewards/boxed-format.js"; // registers "boxed-format"
 
 /** Weight of the format term next to correctness (weight 1). */
 export const FORMAT_WEIGHT = 0.2;
 
-/** Stop strings for the built-in tasks: the closing tag ends a completion. */
-export const ANSWER_STOP = ["</answer>"];
+/** Stop strings for the built-in tasks: the box's closing brace ends a completion. */
+export const ANSWER_STOP = ["}"];
 
-/** Wraps a final answer as the built-in tasks' gold completion. */
-export function answerCompletion(inner: string): string {
-  return `<answer>${inner}</answer>`;
-}
+/** Suggested token budget of the built-in tasks (the longest gold is about 20 characters). */
+export const ANSWER_MAX_TOKENS = 24;
 
-/** `<answer>\boxed{value}</answer>`. */
+/** `\boxed{value}`: the built-in tasks' gold completion. */
 export function boxedCompletion(value: string | number): string {
-  return answerCompletion(`\\boxed{${value}}`);
+  return `\\boxed{${value}}`;
 }
 
 /** The format term every built-in task uses. */
 export function formatTerm(weight = FORMAT_WEIGHT): RewardTerm {
-  return { name: "format", reward: "format-tags", weight, options: { tags: ["answer"] } };
+  return { name: "format", reward: "boxed-format", weight, options: {} };
 }
 
 /** The correctness term of the maths tasks: `math-answer` on the boxed value. */
 export function mathCorrectTerm(): RewardTerm {
-  return { name: "correct", reward: "math-answer", weight: 1, options: { region: "answerTag" } };
+  return { name: "correct", reward: "math-answer", weight: 1, options: { region: "all" } };
 }

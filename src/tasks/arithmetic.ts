@@ -1,6 +1,6 @@
 /**
  * "arithmetic": short arithmetic word problems with a boxed final answer, e.g.
- * `Ann has 7 pens, gets 5. Total?` → `<answer>\boxed{12}</answer>`.
+ * `Ann has 7 pens, gets 5. Total?` → `\boxed{12}`.
  *
  * Prompts stay under about 40 characters so a small character-level model can learn them. A problem is one or
  * two steps of +, −, × or ÷ over whole numbers (every intermediate result a non-negative integer). The split is
@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { generateExamples, type Drawn } from "./generate.js";
-import { ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { AnswerGold } from "./addition.js";
 import type { TaskDefinition } from "./registry.js";
@@ -100,7 +100,7 @@ export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): 
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,
-    maxNewTokens: 32,
+    maxNewTokens: ANSWER_MAX_TOKENS,
     generate(split, count, seed): Example<AnswerGold>[] {
       return generateExamples("arithmetic", split, count, seed, (rng) => drawProblem(rng, o));
     },

@@ -1,5 +1,5 @@
 /**
- * "countdown": reach a target from given numbers, e.g. `Use 3,5,2 to make 16.` → `<answer>(3+5)*2</answer>`.
+ * "countdown": reach a target from given numbers, e.g. `Use 3,5,2 to make 16.` → `\boxed{(3+5)*2}`.
  *
  * Each problem is made by combining the shuffled numbers with random + − × ÷ (non-negative, exact integer steps,
  * as in the game), so it always has a solution: the gold completion. Any other expression that reaches the target
@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { combineExpressions, type CountdownGold } from "../rewards/countdown.js";
 import { generateExamples, type Drawn } from "./generate.js";
-import { ANSWER_STOP, answerCompletion, formatTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { TaskDefinition } from "./registry.js";
 import type { Example, RewardTerm, Task } from "./types.js";
@@ -66,7 +66,7 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
       key,
       prompt: `Use ${numbers.join(",")} to make ${target}.`,
       gold: { numbers, target },
-      goldCompletion: answerCompletion(built.text),
+      goldCompletion: boxedCompletion(built.text),
     };
   }
 }
@@ -74,14 +74,14 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
 /** Builds the "countdown" task for the given difficulty. */
 export function createCountdownTask(options: Partial<CountdownTaskOptions> = {}): Task<CountdownGold> {
   const o = countdownTaskOptions.parse(options);
-  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: {} }, formatTerm()];
+  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } }, formatTerm()];
   return {
     name: "countdown",
     description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,
-    maxNewTokens: 32,
+    maxNewTokens: ANSWER_MAX_TOKENS,
     generate(split, count, seed): Example<CountdownGold>[] {
       return generateExamples("countdown", split, count, seed, (rng) => drawProblem(rng, o));
     },

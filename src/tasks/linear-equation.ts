@@ -1,5 +1,5 @@
 /**
- * "linear-equation": solve a one-variable linear equation, e.g. `Solve 3x+5=20.` → `<answer>\boxed{5}</answer>`.
+ * "linear-equation": solve a one-variable linear equation, e.g. `Solve 3x+5=20.` → `\boxed{5}`.
  *
  * The fourth built-in task: the answer is not in the prompt's numbers, so it needs an inverse operation
  * (subtract, then divide), a step that addition and the word problems never ask for. Solutions are whole numbers
@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { generateExamples } from "./generate.js";
-import { ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { AnswerGold } from "./addition.js";
 import type { TaskDefinition } from "./registry.js";
@@ -35,7 +35,7 @@ export function createLinearEquationTask(options: Partial<LinearEquationOptions>
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,
-    maxNewTokens: 32,
+    maxNewTokens: ANSWER_MAX_TOKENS,
     generate(split, count, seed): Example<AnswerGold>[] {
       return generateExamples("linear-equation", split, count, seed, (rng) => {
         const a = rng.intBetween(1, o.maxCoef);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseExpression, scoreCountdown, countdownOptions, solveCountdown, usesNumbers } from "../../src/rewards/countdown.js";
 import { rewards } from "../../src/rewards/registry.js";
+import { boxedSpans } from "../../src/rewards/boxed-format.js";
 
 const o = countdownOptions.parse({});
 const gold = { numbers: [3, 5, 2], target: 16 };
@@ -53,7 +54,15 @@ describe("scoreCountdown", () => {
     expect(r.terms).toEqual({ correct: 0, partial: 0.1 });
   });
   it("formatCredit 0 makes it binary", () => expect(score("<answer>3+5+2</answer>", { ...o, formatCredit: 0 })).toBe(0));
-  it("answerTag false reads the whole completion", () => expect(score("(3+5)*2", { ...o, answerTag: false })).toBe(1));
+  it('region "all" reads the whole completion', () => expect(score("(3+5)*2", { ...o, region: "all" })).toBe(1));
+  it('region "boxed" reads the single box', () => {
+    const b = { ...o, region: "boxed" as const };
+    expect(score("\\boxed{(3+5)*2}", b)).toBe(1);
+    expect(score("\\boxed{3+5+2}", b)).toBeCloseTo(0.1, 12);
+    expect(score("\\boxed{3+5+2}\\boxed{(3+5)*2}", b)).toBe(0); // hedging
+    expect(score("\\boxed{(3+5)*2", b)).toBe(0); // unclosed
+    expect(score("(3+5)*2", b)).toBe(0);
+  });
   it("useAll false allows a subset", () => {
     expect(scoreCountdown("<answer>3+5</answer>", { numbers: [3, 5, 2], target: 8 }, o).score).toBe(0);
     expect(scoreCountdown("<answer>3+5</answer>", { numbers: [3, 5, 2], target: 8 }, { ...o, useAll: false }).score).toBe(1);
@@ -100,5 +109,27 @@ describe("registry entry", () => {
     const e = solveCountdown([3, 5, 2], 16)!;
     expect(parseExpression(e).value).toBe(16);
     expect(solveCountdown([1, 1], 5)).toBeNull();
+  });
+});
+
+describe("boxed-format", () => {
+  it.each([
+    ["\\boxed{357}", 1],
+    ["  \\boxed{357}\n", 1], // surrounding whitespace is fine
+    ["\\boxed{(3+5)*2}", 1],
+    ["\\boxed{\\frac{1}{2}}", 1], // nested braces are matched
+    ["\\boxed{}", 0],
+    ["\\boxed{ }", 0],
+    ["\\boxed{357", 0], // unclosed
+    ["\\boxed{3}\\boxed{5}", 0],
+    ["\\boxed{3} \\boxed{5", 0], // a second, unclosed box still counts as a second box
+    ["x = \\boxed{357}", 0],
+    ["\\boxed{357}.", 0],
+    ["357", 0],
+  ])("%j → %d", async (completion, want) => {
+    expect((await rewards.score("boxed-format", { completion, gold: null })).score).toBe(want);
+  });
+  it("boxedSpans finds brace-matched boxes in order", () => {
+    expect(boxedSpans("a \\boxed{1} b \\boxed{{2}} c \\boxed{3").map((s) => s.content)).toEqual(["1", "{2}"]);
   });
 });

@@ -56,15 +56,15 @@ describe.each(BUILTIN_TASKS.map((d) => d.name))("built-in task %s", (name) => {
   it("keeps prompts and gold completions short for a character-level model", () => {
     for (const e of train) {
       expect(e.prompt.length).toBeLessThanOrEqual(44);
-      expect(e.goldCompletion.length).toBeLessThanOrEqual(30);
-      expect(e.goldCompletion).toMatch(/^<answer>.+<\/answer>$/);
+      expect(e.goldCompletion.length).toBeLessThanOrEqual(task.maxNewTokens!);
+      expect(e.goldCompletion).toMatch(/^\\boxed\{[^{}]+\}$/);
     }
   });
   it("has a correctness term and a lighter format term", () => {
     expect(task.terms.map((t) => t.name)).toEqual(["correct", "format"]);
     expect(task.correctTerm).toBe("correct");
     expect(task.terms[1]!.weight).toBeLessThan(task.terms[0]!.weight);
-    expect(task.stop).toEqual(["</answer>"]);
+    expect(task.stop).toEqual(["}"]);
   });
   it("every gold completion earns full score", async () => {
     for (const e of test.slice(0, 30)) {
@@ -80,21 +80,25 @@ describe("adversarial completions earn no correctness", () => {
     const task = getTask(name);
     const [e] = task.generate("test", 1, 5);
     const a = e!.gold.answer;
-    const cases: [string, number | null][] = [
-      [`\\boxed{${a}}`, 0], // right box outside the answer block: not graded (G3)
-      [`<answer>${a}</answer>`, 0], // bare number: strict mode needs a box
-      [`<answer>\\boxed{${a}</answer>`, 0], // unclosed box
-      [`<answer>\\boxed{${a}}</answer><answer>\\boxed{${a}}</answer>`, 0], // two blocks
-      [`<answer>\\boxed{${Number(a) + 1}}</answer>`, 0],
-      [`<answer>\\boxed{${a}} or \\boxed{${Number(a) + 1}}</answer>`, 0], // hedging: only the last box counts
+    const cases: [string, number, number][] = [
+      [`${a}`, 0, 0], // bare number: strict mode needs a box
+      [`\\boxed{${a}`, 0, 0], // unclosed box
+      [`\\boxed{${Number(a) + 1}}`, 0, 1],
+      [`\\boxed{${a}} or \\boxed{${Number(a) + 1}}`, 0, 0], // hedging: only the last box counts, and the format fails
+      [`\\boxed{${a}}\\boxed{${a}}`, 1, 0], // a repeated box: right, but not the format
+      [`The answer is \\boxed{${a}}`, 1, 0], // prose around the box costs the format term only
+      [`\\boxed{}`, 0, 0],
     ];
-    for (const [c, want] of cases) expect((await task.score(e!, c)).terms.correct ?? null, c).toBe(want);
+    for (const [c, correct, format] of cases) {
+      const r = await task.score(e!, c);
+      expect([r.terms.correct, r.terms.format], c).toEqual([correct, format]);
+    }
   });
   it("countdown", async () => {
     const task = getTask("countdown");
     const [e] = task.generate("test", 1, 5);
-    const expr = e!.goldCompletion.replace(/<\/?answer>/g, "");
-    for (const c of [expr, `<answer>${e!.gold.target}</answer>`, `<answer>${expr}</answer><answer>${expr}</answer>`, `<answer>\\boxed{${expr}}</answer>`]) {
+    const expr = e!.goldCompletion.slice("\\boxed{".length, -1);
+    for (const c of [expr, `\\boxed{${e!.gold.target}}`, `\\boxed{${expr}}\\boxed{${expr}}`, `<answer>${expr}</answer>`, `\\boxed{${expr}`]) {
       expect((await task.score(e!, c)).terms.correct, c).toBe(0);
     }
   });
@@ -106,22 +110,22 @@ describe("task-specific checks", () => {
       const xs = e.prompt.slice(0, -1).split("+").map(Number);
       expect(xs).toHaveLength(3);
       expect(String(xs.reduce((a, b) => a + b))).toBe(e.gold.answer);
-      expect(e.goldCompletion).toBe(`<answer>\\boxed{${e.gold.answer}}</answer>`);
+      expect(e.goldCompletion).toBe(`\\boxed{${e.gold.answer}}`);
     }
   });
   it("countdown gold expressions use every number once and hit the target", () => {
     for (const e of getTask("countdown", { count: 4, maxNumber: 12 }).generate("test", 50, 1)) {
-      const p = parseExpression(e.goldCompletion.replace(/<\/?answer>/g, ""));
+      const p = parseExpression(e.goldCompletion.slice("\\boxed{".length, -1));
       expect(p.value).toBe(e.gold.target);
       expect([...p.literals].sort()).toEqual([...e.gold.numbers].sort());
     }
   });
   it("countdown correctness term scores the gold 1 and a valid miss 0.1", async () => {
     const [e] = getTask("countdown").generate("train", 1, 3);
-    const full = await rewards.score("countdown-expression", { completion: e!.goldCompletion, gold: e!.gold });
+    const full = await rewards.score("countdown-expression", { completion: e!.goldCompletion, gold: e!.gold }, { region: "boxed" });
     expect(full.score).toBe(1);
-    const miss = `<answer>${e!.gold.numbers.join("+")}${e!.gold.target === e!.gold.numbers.reduce((a: number, b: number) => a + b) ? "*1" : ""}</answer>`;
-    const r = await rewards.score("countdown-expression", { completion: miss, gold: e!.gold });
+    const miss = `\\boxed{${e!.gold.numbers.join("+")}${e!.gold.target === e!.gold.numbers.reduce((a: number, b: number) => a + b) ? "*1" : ""}}`;
+    const r = await rewards.score("countdown-expression", { completion: miss, gold: e!.gold }, { region: "boxed" });
     expect([0.1, 0]).toContain(r.score);
   });
   it("linear-equation answers solve the equation", () => {
