@@ -61,9 +61,23 @@ export function inputFromExample(example: unknown, completion: string): RewardIn
   return { completion, gold: example };
 }
 
+class CliInputError extends Error {}
+
 function fail(message: string): never {
-  console.error(`rlvr: ${message}`);
-  process.exit(2);
+  throw new CliInputError(message);
+}
+
+/** Runs an action; bad input prints `rlvr: <message>` and sets exit code 2 instead of a stack trace. */
+function guarded<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      if (!(err instanceof CliInputError)) throw err;
+      console.error(`rlvr: ${err.message}`);
+      process.exitCode = 2;
+    }
+  };
 }
 
 /** Registers `rewards` and `reward`. */
@@ -91,7 +105,7 @@ export function register(program: Command): void {
     .requiredOption("--completion <file>", "text file holding the completion")
     .option("--options <json>", "reward options as JSON", "{}")
     .option("--json", "print the result as JSON")
-    .action(async (name: string, o: { example: string; completion: string; options: string; json?: boolean }) => {
+    .action(guarded(async (name: string, o: { example: string; completion: string; options: string; json?: boolean }) => {
       if (!rewards.has(name)) fail(`unknown reward "${name}"; known: ${rewards.list().map((s) => s.name).join(", ")}`);
       let options: unknown;
       try {
@@ -115,5 +129,5 @@ export function register(program: Command): void {
       console.log(`score:  ${result.score === null ? "null (not scorable)" : result.score}`);
       for (const [k, v] of Object.entries(result.terms)) console.log(`  ${k}: ${v}`);
       if (result.info) console.log(`info:   ${JSON.stringify(result.info)}`);
-    });
+    }));
 }
