@@ -19,7 +19,7 @@ const FAST = { profile: "test" as const, aggregate: "medianOfRatios" as const };
 
 describe("kernel rewards", () => {
   it("gives the naive gold completion every gate and a speed score near 0", async () => {
-    const r = await scoreKernel(naiveKernelCompletion(), GOLD, FAST);
+    const r = await scoreKernel(naiveKernelCompletion(), { ...GOLD, m: 64, n: 64, k: 64 }, FAST);
     expect(r.terms.correct).toBe(1);
     expect(r.score!).toBeGreaterThan(-0.5);
     expect(r.score!).toBeLessThan(0.7);

@@ -151,3 +151,20 @@ describe("sirl reward", () => {
     expect(solutionHitRate([1, 2, 2], [2, 1.0004, 7])).toBeCloseTo(2 / 3, 12);
   });
 });
+
+describe("optimisation task", () => {
+  const task = createOptimisationTask();
+  it("is deterministic, keeps train and test apart, and weights format 0.5, runs 1, objective 2", () => {
+    const train = task.generate("train", 40, 5);
+    expect(task.generate("train", 40, 5)).toEqual(train);
+    const test = new Set(task.generate("test", 20, 5).map((e) => e.prompt));
+    expect(train.filter((e) => test.has(e.prompt))).toEqual([]);
+    expect(task.terms.map((t) => [t.name, t.weight])).toEqual([["format", 0.5], ["runs", 1], ["objective", 2], ["solutionHit", 0]]);
+    expect(task.correctTerm).toBe("objective");
+  });
+
+  it("draws every family", () => {
+    const fams = createOptimisationTask({ families: ["knapsack"] }).generate("train", 5, 1);
+    expect(fams.every((e) => /hiker/.test(e.prompt))).toBe(true);
+  });
+});

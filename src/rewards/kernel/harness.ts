@@ -16,6 +16,7 @@
  * baseline time / candidate time (paper eq. 2); "ratioOfMeans" (CUDA-L2 code) and "medianOfRatios" are options.
  * Departure: above `capSpeedup` the run is flagged `suspicious` and capped, but not re-timed (no server mode yet).
  */
+import { createHash } from "node:crypto";
 import { Rng } from "../../util/rng.js";
 import { staticScreen } from "./static-screen.js";
 import type { CheckRecord, KernelBackend, KernelEvaluation, LoadedKernel, MatmulShape, TimingProfile } from "./types.js";
@@ -82,7 +83,7 @@ function makeIteration(rng: Rng, shape: MatmulShape, fill: Fill, canary: number)
   const sz = sizeOf(shape);
   const buf = (len: number, body: () => number) => {
     const x = new Float32Array(len + 2 * canary);
-    for (let i = 0; i < x.length; i++) x[i] = i >= canary && i < canary + len ? body() : rng.normal() * 1e3;
+    for (let i = 0; i < x.length; i++) x[i] = i >= canary && i < canary + len ? body() : (rng.nextU32() - 2147483648) / 1024;
     return x;
   };
   const value = fill === "binary" ? () => rng.int(2) : () => rng.normal();
@@ -150,7 +151,7 @@ export function evaluateKernel(
     candidateMedianMs: null,
     overheadMs: null,
     suspicious: false,
-    machine: backend.describe(),
+    machine: { ...backend.describe(), kernelSha256: createHash("sha256").update(candidateSource).digest("hex").slice(0, 16) },
   };
   const screen = staticScreen(candidateSource, { allowWasm: o.allowWasm });
   checks.push({ name: "static-screen", ok: screen.length === 0, ...(screen.length ? { detail: screen.join("; ") } : {}) });
@@ -224,7 +225,18 @@ function runProtocol(baseline: LoadedKernel, cand: LoadedKernel, shape: MatmulSh
   }
   pass("tolerance-probe", `${p.toleranceIters} iterations, rtol ${o.rtol}, atol ${o.atolScale}·√k`);
 
-  // 3-4. Warm-up then measurement, interleaved in shuffled order with spot checks.
+  // 3-4. JIT warm-up (same input, back to back), then timed warm-up and measurement, interleaved in shuffled order
+  // with spot checks.
+  const jit = makeIteration(rng, shape, "normal", o.canary);
+  for (const [who, kernel] of [["baseline", baseline], ["candidate", cand]] as const) {
+    kernel.place({ a: jit.a, b: jit.b, c: jit.c, offset: o.canary });
+    for (let i = 0; i < p.warmupCalls; i++) {
+      const t = kernel.timedCall(2000);
+      if (t.error && who === "baseline") throw new InfraFailure(`the baseline failed: ${t.error}`);
+      if (t.error) throw new GateFailure(`${/timed out/i.test(t.error) ? "per-call-limit" : "runs"}: ${t.error}`);
+      if (t.thenable) throw new GateFailure("synchronous: the kernel returned a thenable");
+    }
+  }
   const overhead: number[] = [];
   for (let i = 0; i < 64; i++) overhead.push(baseline.timedNoop(), cand.timedNoop());
   const overheadNs = median(overhead);
@@ -272,6 +284,8 @@ function runProtocol(baseline: LoadedKernel, cand: LoadedKernel, shape: MatmulSh
   pass("spot-checks", `${ev.spotChecks} of ${tc.length} timed iterations`);
   pass("canaries", `${o.canary} elements each side`);
   pass("inputs-unchanged");
+  pass("no-aliasing", "A, B and C are separate harness-owned buffers");
+  pass("plain-output", "the return value is ignored; only the harness-owned Float32Array C is read");
   pass("synchronous");
 
   const ratios = tb.map((b, i) => b / tc[i]!);

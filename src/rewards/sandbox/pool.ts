@@ -3,8 +3,8 @@
  * off the training loop's thread (rewards spec §12; DESIGN.md "Scale-out").
  *
  * - `runAll(jobs)` returns one outcome per job in input order; a failing job never affects its neighbours.
- * - A wall-clock watchdog per job (2x the job's own limit for sandboxed programs) terminates a stuck worker; the
- *   worker is replaced and its job reported as `timeout`. A worker that dies is replaced and its job reported as
+ * - A wall-clock watchdog per job (2x the job's own limit for sandboxed programs), started once the worker has
+ *   loaded the job's module, terminates a stuck worker; the worker is replaced and its job reported as `timeout`. A worker that dies is replaced and its job reported as
  *   `worker-died`.
  * - Jobs with the same `exclusive` key never run at the same time (the kernel timing lock, spec §10.2 #7).
  * - Idle workers are `unref`ed, so an open pool never keeps the process alive.
@@ -55,6 +55,8 @@ interface Slot {
 }
 
 const HERE = import.meta.url;
+/** Grace for a worker to load a job's module (first use; TypeScript compilation under tsx) before its watchdog. */
+const LOAD_MS = 30_000;
 const EXT = HERE.endsWith(".ts") ? ".ts" : ".js";
 
 /**
@@ -136,8 +138,13 @@ export class WorkerPool {
     const worker = EXT === ".ts" ? new Worker(tsBootstrap(), { eval: true }) : new Worker(new URL("./worker.js", HERE));
     worker.unref();
     const slot: Slot = { worker, busy: null, timer: null, jobId: 0 };
-    worker.on("message", (msg: { id: number; ok: boolean; value?: unknown; error?: string }) => {
+    worker.on("message", (msg: { id: number; started?: boolean; ok?: boolean; value?: unknown; error?: string }) => {
       if (!slot.busy || msg.id !== slot.jobId) return;
+      if (msg.started) {
+        if (slot.timer) clearTimeout(slot.timer);
+        slot.timer = setTimeout(() => this.kill(slot), slot.busy.job.wallMs);
+        return;
+      }
       this.finish(slot, msg.ok ? { ok: true, value: msg.value } : { ok: false, kind: "error", error: msg.error ?? "unknown error" });
       this.pump();
     });
@@ -175,7 +182,8 @@ export class WorkerPool {
       slot.busy = p;
       slot.jobId = this.nextId++;
       slot.worker.ref();
-      slot.timer = setTimeout(() => this.kill(slot), p.job.wallMs);
+      // Until the worker reports "started" (module loaded), allow LOAD_MS on top of the job's own limit.
+      slot.timer = setTimeout(() => this.kill(slot), p.job.wallMs + LOAD_MS);
       slot.worker.postMessage({ id: slot.jobId, module: p.job.module, fn: p.job.fn, args: p.job.args });
     }
   }

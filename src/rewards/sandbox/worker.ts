@@ -20,6 +20,8 @@ port.on("message", async (job: JobMessage) => {
     const mod = (await import(job.module)) as Record<string, unknown>;
     const fn = mod[job.fn];
     if (typeof fn !== "function") throw new Error(`${job.module} has no exported function "${job.fn}"`);
+    // The job's own watchdog starts now: loading (and, under tsx, compiling) its module is not its time.
+    port.postMessage({ id: job.id, started: true });
     const value: unknown = await (fn as (a: unknown) => unknown)(job.args);
     port.postMessage({ id: job.id, ok: true, value });
   } catch (err) {
