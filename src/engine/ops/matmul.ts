@@ -80,15 +80,16 @@ function batchStrides(batch: readonly number[], iter: readonly number[], matSize
 /** (..., m, k) @ (..., k, n) → (..., m, n), with optional transposes and broadcast leading dims. */
 export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
   const transA = opts.transA ?? false, transB = opts.transB ?? false;
-  const desc = `${fmtShape(a.shape)}${transA ? "^T" : ""} @ ${fmtShape(b.shape)}${transB ? "^T" : ""}`;
-  if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmul: ${desc}: both operands need at least 2 dims`);
+  // Built only for error messages.
+  const desc = (): string => `${fmtShape(a.shape)}${transA ? "^T" : ""} @ ${fmtShape(b.shape)}${transB ? "^T" : ""}`;
+  if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmul: ${desc()}: both operands need at least 2 dims`);
   const [ar, ac] = a.shape.slice(-2) as [number, number];
   const [br, bc] = b.shape.slice(-2) as [number, number];
   const m = transA ? ac : ar, ka = transA ? ar : ac;
   const kb = transB ? bc : br, n = transB ? br : bc;
-  if (ka !== kb) throw new ShapeError(`matmul: ${desc}: inner dims ${ka} != ${kb}`);
+  if (ka !== kb) throw new ShapeError(`matmul: ${desc()}: inner dims ${ka} != ${kb}`);
   const batchA = a.shape.slice(0, -2), batchB = b.shape.slice(0, -2);
-  const batchShape = broadcastShapes(`matmul: ${desc}: batch dims`, batchA, batchB);
+  const batchShape = batchA.length === 0 && batchB.length === 0 ? [] : broadcastShapes(() => `matmul: ${desc()}: batch dims`, batchA, batchB);
   const out = empty([...batchShape, m, n]);
   bmm(
     { data: a.data, strides: batchStrides(batchA, batchShape, ar * ac), matSize: ar * ac },

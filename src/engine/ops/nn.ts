@@ -155,18 +155,18 @@ export interface AttentionOptions {
  * With Tk > Tq the queries are the last Tq positions (a KV cache holds the first Tk - Tq).
  */
 export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts: AttentionOptions = {}): Tensor {
-  const desc = `q ${fmtShape(q.shape)}, k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`;
-  if (q.ndim !== 4 || k.ndim !== 4 || v.ndim !== 4) throw new ShapeError(`scaledDotProductAttention: ${desc}: expected 4-d (B, H, T, D)`);
+  const desc = (): string => `q ${fmtShape(q.shape)}, k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`;
+  if (q.ndim !== 4 || k.ndim !== 4 || v.ndim !== 4) throw new ShapeError(`scaledDotProductAttention: ${desc()}: expected 4-d (B, H, T, D)`);
   const [batch, heads, tq, headDim] = q.shape as [number, number, number, number];
   const [kb, kvHeads, tk, kd] = k.shape as [number, number, number, number];
   const sameKV = v.shape.every((s, i) => s === k.shape[i]);
   if (kb !== batch || kd !== headDim || !sameKV || kvHeads === 0 || heads % kvHeads !== 0 || tk < tq) {
-    throw new ShapeError(`scaledDotProductAttention: ${desc}: need matching B and D, k and v alike, H divisible by Hkv, Tk >= Tq`);
+    throw new ShapeError(`scaledDotProductAttention: ${desc()}: need matching B and D, k and v alike, H divisible by Hkv, Tk >= Tq`);
   }
   let mask: Float32Array | null = null;
   if (opts.mask) {
     mask = opts.mask instanceof Tensor ? opts.mask.data : opts.mask;
-    if (mask.length !== batch * tk) throw new ShapeError(`scaledDotProductAttention: ${desc}: mask has ${mask.length} values, expected (B, Tk) = (${batch}, ${tk})`);
+    if (mask.length !== batch * tk) throw new ShapeError(`scaledDotProductAttention: ${desc()}: mask has ${mask.length} values, expected (B, Tk) = (${batch}, ${tk})`);
   }
   const params: AttentionParams = {
     batch, heads, kvHeads, tq, tk, headDim, scale: opts.scale ?? 1 / Math.sqrt(headDim), causal: opts.causal ?? true,

@@ -12,8 +12,8 @@ export function stridesOf(shape: readonly number[]): number[] {
   return s;
 }
 
-/** NumPy broadcast of shapes; the error names the op and every shape. */
-export function broadcastShapes(op: string, ...shapes: (readonly number[])[]): number[] {
+/** NumPy broadcast of shapes; the error names the op (a string, or a thunk built only on error) and every shape. */
+export function broadcastShapes(op: string | (() => string), ...shapes: (readonly number[])[]): number[] {
   const nd = Math.max(...shapes.map((s) => s.length));
   const out = new Array<number>(nd).fill(1);
   for (const s of shapes) {
@@ -22,7 +22,7 @@ export function broadcastShapes(op: string, ...shapes: (readonly number[])[]): n
       const v = s[i]!;
       if (v === out[d] || v === 1) continue;
       if (out[d] === 1) out[d] = v;
-      else throw new ShapeError(`${op}: shapes ${shapes.map(fmtShape).join(", ")} do not broadcast (axis ${d}: ${out[d]} vs ${v})`);
+      else throw new ShapeError(`${typeof op === "string" ? op : op()}: shapes ${shapes.map(fmtShape).join(", ")} do not broadcast (axis ${d}: ${out[d]} vs ${v})`);
     }
   }
   return out;
