@@ -51,6 +51,8 @@ export interface SftStepMetrics {
   gradNorm: number;
   /** Completion tokens that carried loss. */
   tokens: number;
+  /** Input positions processed, padding included (B * T). */
+  positions: number;
 }
 
 /** A right-padded batch: ids (B*T), next-token targets (B*T) with -100 where no loss is taken. */
@@ -144,7 +146,7 @@ export function trainSft(model: Transformer, tokenizer: Tokenizer, examples: rea
       const b = makeSftBatch(order.next(opts.batchSize).map((i) => encoded[i]!), tokenizer.padId);
       const lr = schedule(step);
       const { loss, gradNorm } = sftStep(model, optimizer, b, lr, opts.clip ?? 1);
-      const m: SftStepMetrics = { step: step + 1, loss, lr, gradNorm, tokens: b.tokens };
+      const m: SftStepMetrics = { step: step + 1, loss, lr, gradNorm, tokens: b.tokens, positions: b.batch * b.seqLen };
       history.push(m);
       opts.onStep?.(m);
     }
