@@ -39,6 +39,14 @@ function applyPreset(o: MathOptions): MathOptions {
 }
 
 const goldCache = new Map<string, ParsedAnswer | null>();
+const goldShown = new WeakMap<ParsedAnswer, string>();
+
+/** `show` of a parsed gold, memoised (the same gold is checked once per sample in its group). */
+function showGold(g: ParsedAnswer): string {
+  let s = goldShown.get(g);
+  if (s === undefined) goldShown.set(g, (s = show(g.node)));
+  return s;
+}
 
 /** Parses a gold answer (a `\boxed{}` inside it is unwrapped); cached, since a group shares its gold. */
 export function parseGold(gold: string, decimalComma = false): ParsedAnswer | null {
@@ -94,14 +102,14 @@ export function checkMath(gold: string, completion: string, options: Partial<Mat
   if (!g) return { correct: null, info: { reason: "gold answer cannot be parsed", gold } };
   const cmp: CompareOptions = { floatRounding: o.floatRounding, allowSetRelation: o.allowSetRelation };
   const region = answerRegion(completion, { mode: o.region, requireThink: o.requireThink, maxChars: o.maxRegionChars, ...(prompt ? { prompt } : {}) });
-  if (region.text === null) return { correct: false, info: { reason: region.reason, goldParsed: show(g.node) } };
+  if (region.text === null) return { correct: false, info: { reason: region.reason, goldParsed: showGold(g) } };
   let ex = extractAnswer(region.text, o.mode, o.decimalComma);
   if (!ex.candidate && bareFallback) ex = { candidate: { text: region.text.trim(), cls: 3, start: 0, end: region.text.length }, parsed: parseAnswerString(region.text.trim(), o.decimalComma), boxes: [] };
   if (o.boxed === "all" && ex.boxes.length > 1) {
     const joined = ex.boxes.map((b) => b.text).join(", ");
     ex = { ...ex, candidate: { text: joined, cls: 0, start: 0, end: 0 }, parsed: parseAnswerString(joined, o.decimalComma) };
   }
-  const info: Record<string, unknown> = { extracted: ex.candidate?.text ?? null, goldParsed: show(g.node) };
+  const info: Record<string, unknown> = { extracted: ex.candidate?.text ?? null, goldParsed: showGold(g) };
   if (!ex.parsed) return { correct: false, info: { ...info, reason: ex.candidate ? "answer cannot be parsed" : "no answer candidate" } };
   info.predParsed = show(ex.parsed.node);
   let res = o.legacySwapArgs ? compareAnswers(ex.parsed, g, cmp) : compareAnswers(g, ex.parsed, cmp);
