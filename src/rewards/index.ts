@@ -30,6 +30,7 @@ export * from "./plan.js";
 export * from "./sandbox/index.js";
 export * from "./solver/index.js";
 export * from "./kernel/index.js";
+export * from "./car/index.js";
 
 /** The text-checkable built-in rewards (the other families register themselves on import). */
 export const textRewards: RewardSpec<any, any>[] = [

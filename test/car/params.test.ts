@@ -1,6 +1,6 @@
 /** Parsing the model's parameter dict (rewards spec §11.2, §11.5): literal grammar, names, aliases, validation. */
 import { describe, expect, it } from "vitest";
-import { answerRegion, namesScore, parseDictLiteral, readParams, validateParams } from "../../src/rewards/car/params.js";
+import { namesScore, parseDictLiteral, readParams, validateParams } from "../../src/rewards/car/params.js";
 import { DEFAULT_PARAMS } from "../../src/rewards/car/mpc.js";
 
 const wrap = (dict: string, reasoning = "r") => `<reasoning>${reasoning}</reasoning><answer>new_mpc_params = ${dict}</answer>`;
@@ -25,7 +25,7 @@ describe("parseDictLiteral", () => {
 });
 
 describe("readParams", () => {
-  it("reads the last dict of the last answer block only", () => {
+  it("reads the last dict of the answer block only", () => {
     const text = `<reasoning>new_mpc_params = {"qv": 1}</reasoning><answer>new_mpc_params = {"qn": 2} then new_mpc_params = {"qn": 3}</answer>`;
     const p = readParams(text);
     expect(p.extracted).toBe(true);
@@ -79,8 +79,7 @@ describe("validateParams", () => {
     expect(v.ok && v.clamped).toEqual(["a_max"]);
     expect(validateParams(vals('{"qv": NaN}'), "clamp").ok).toBe(false);
   });
-  it("answerRegion takes the last complete block", () => {
-    expect(answerRegion("<answer>a</answer><answer>b</answer>")).toBe("b");
-    expect(answerRegion("<answer>a")).toBeNull();
+  it("two answer blocks grade nothing (G3, G5: no hedging)", () => {
+    expect(readParams('<answer>new_mpc_params = {"qn": 3}</answer><answer>new_mpc_params = {"qn": 9}</answer>').extracted).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Reading the model's MPC parameter dictionary (rewards spec §11.2): the last `new_mpc_params = { … }` inside the
- * last `<answer>…</answer>` block, parsed by a small literal grammar (never evaluated, G4), then matched against the
+ * single `<answer>…</answer>` block (G3: two answer blocks grade nothing), parsed by a small literal grammar (never evaluated, G4), then matched against the
  * parameter names and the reference's alias table, and validated against the range table.
  *
  * Grammar:  dict  := "{" [ pair ("," pair)* [","] ] "}"      pair := key ":" value
@@ -9,6 +9,7 @@
  * A string or word value parses (so the dict counts as extracted) but is rejected by validation. Duplicate keys,
  * including two spellings of one parameter, make the dict invalid (not extracted).
  */
+import { answerRegion } from "../text/region.js";
 import { DEFAULT_PARAMS, PARAM_NAMES, type MpcParams } from "./mpc.js";
 
 /** A parameter name of the dictionary. */
@@ -117,21 +118,12 @@ export interface ParsedParams {
   error?: string;
 }
 
-/** The graded region: the last complete `<answer>…</answer>` block, or null. */
-export function answerRegion(completion: string): string | null {
-  const close = completion.lastIndexOf("</answer>");
-  if (close < 0) return null;
-  const open = completion.lastIndexOf("<answer>", close);
-  if (open < 0) return null;
-  return completion.slice(open + "<answer>".length, close);
-}
-
 /** Finds, parses and classifies the last `new_mpc_params = {…}` of the answer block. */
 export function readParams(completion: string): ParsedParams {
   const none = (error: string): ParsedParams => ({ extracted: false, keys: [], values: {}, error });
-  const region = answerRegion(completion);
-  if (region === null) return none("no <answer> block");
-  if (region.length > PARSE_CAPS.maxRegionChars) return none(`answer block over ${PARSE_CAPS.maxRegionChars} chars`);
+  const r = answerRegion(completion, { mode: "answerTag", maxChars: PARSE_CAPS.maxRegionChars });
+  if (r.text === null) return none(r.reason ?? "no answer block");
+  const region = r.text;
   const re = /new_mpc_params\s*=\s*\{/g;
   let last = -1;
   for (let m = re.exec(region); m; m = re.exec(region)) last = m.index + m[0].length - 1;
