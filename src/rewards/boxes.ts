@@ -5,12 +5,12 @@
  * Departures from `Liuziyu77/Visual-RFT` (reproducible with options): the confidence term is 0 when nothing matched
  * and is scaled by min(1, #gold/#pred) (D-B4, `confidenceRule: "reference"`); degenerate gold boxes give null
  * (D-B5); no gold and no prediction scores 1 (D-B6); exact class match, no substring credit (D-B7); no repair of
- * truncated JSON (D-B9).
+ * truncated JSON (D-B9). `preset: "visualRft"` restores the reference confidence rule, repair and format regex.
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
 import { singleBlock } from "./text/region.js";
-import { exactTagFormat } from "./format.js";
+import { exactTagFormat, formatOptions, formatScore } from "./format.js";
 
 /** An axis-aligned box in pixel xyxy. */
 export type Box = [number, number, number, number];
@@ -44,21 +44,25 @@ export interface PredBox {
 }
 
 /** Parses the answer JSON list of `{Position, Confidence}`; null when anything is invalid (D-B5, §4.1 step 1). */
-export function parseBoxList(answer: string, o: { positionKey: string; confidenceKey: string; maxItems: number; coordSpace: CoordSpace; imageSize?: readonly [number, number] }): PredBox[] | null {
+export function parseBoxList(answer: string, o: { positionKey: string; confidenceKey: string; maxItems: number; coordSpace: CoordSpace; imageSize?: readonly [number, number]; repairTruncated?: boolean }): PredBox[] | null {
   const start = answer.indexOf("[");
   const end = answer.lastIndexOf("]");
-  if (start < 0 || end < start) return null;
-  const body = answer.slice(start, end + 1);
-  let data: unknown;
-  try {
-    data = JSON.parse(body);
-  } catch {
+  if (start < 0) return null;
+  const body = end > start ? answer.slice(start, end + 1) : answer.slice(start);
+  const attempts = [body, body.replace(/'/g, '"')];
+  // D-B9 (visualRft preset only): cut after the last "}," and close the list, which pays truncated outputs.
+  const cut = body.lastIndexOf("},");
+  if (o.repairTruncated && cut > 0) attempts.push(body.slice(0, cut + 1) + "]", body.slice(0, cut + 1).replace(/'/g, '"') + "]");
+  let data: unknown = undefined;
+  for (const text of attempts) {
     try {
-      data = JSON.parse(body.replace(/'/g, '"'));
+      data = JSON.parse(text);
+      break;
     } catch {
-      return null;
+      continue;
     }
   }
+  if (data === undefined) return null;
   if (!Array.isArray(data) || data.length > o.maxItems) return null;
   const pk = o.positionKey.toLowerCase();
   const ck = o.confidenceKey.toLowerCase();
@@ -140,6 +144,8 @@ export const detectionOptions = z.object({
   confidenceKey: z.string().default("Confidence").describe("JSON key of the confidence (case-insensitive); missing means 1"),
   maxItems: z.number().int().positive().default(100).describe("more predicted boxes invalidate the list"),
   requireThink: z.boolean().default(true).describe("format term needs <think> before <answer> (otherwise <answer> alone)"),
+  repairTruncated: z.boolean().default(false).describe("repair truncated JSON as the reference does (D-B9); pays truncated outputs"),
+  preset: z.enum(["none", "visualRft"]).default("none").describe("visualRft: reference confidence rule, truncation repair and lazy-regex format"),
 });
 /** Parsed detection options. */
 export type DetectionOptions = z.output<typeof detectionOptions>;
@@ -172,11 +178,12 @@ function dedupe(preds: PredBox[]): PredBox[] {
 }
 
 /** Scores one detection completion; async only for Hungarian matching. */
-export async function scoreDetection(completion: string, gold: DetectionGold, o: DetectionOptions): Promise<RewardResult> {
+export async function scoreDetection(completion: string, gold: DetectionGold, options: DetectionOptions): Promise<RewardResult> {
+  const o: DetectionOptions = options.preset === "visualRft" ? { ...options, confidenceRule: "reference", repairTruncated: true } : options;
   const space = gold.coordSpace ?? "pixel";
   const goldBoxes = gold.boxes.map((b) => (validBox(b) ? toPixels(b as Box, space, gold.imageSize) : null));
   if (goldBoxes.some((b) => b === null)) return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
-  const format = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
+  const format = o.preset === "visualRft" ? formatScore(completion, formatOptions.parse({ preset: "visualRft" })) : exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
   const answer = singleBlock(completion, "answer");
   const parsed = answer === null ? null : parseBoxList(answer, { ...o, coordSpace: space, ...(gold.imageSize ? { imageSize: gold.imageSize } : {}) });
   if (!parsed) return { score: format, terms: { iou: 0, confidence: 0, format }, info: { reason: answer === null ? "no single <answer> block" : "invalid box list" } };

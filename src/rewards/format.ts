@@ -3,8 +3,8 @@
  * order, with non-empty content and only whitespace outside the blocks; tags are case-sensitive and take no
  * attributes. `rule: "closingTags"` is the loose SAKE-paper rule (every closing tag present). Presets reproduce the
  * reference rules of §2.1 (openRs, openRsTagCount, openR1, visualRft, videoChatR1, robotxR1, exgrpo) without
- * regexes that can backtrack. Departure: the wd1 preset (per-tag 0.125 counts and length penalty) is not offered;
- * openR1 is checked without Python's MULTILINE flag.
+ * regexes that can backtrack; wd1 is the sum of `xiaohangt/wd1` `reward_func.py`'s strict (0.5), soft (0.5) and
+ * xmlcount terms on `<reasoning>`/`<answer>`. Departure: openR1 is checked without Python's MULTILINE flag.
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
@@ -15,7 +15,7 @@ export const formatOptions = z.object({
   tags: z.array(z.string().regex(/^[a-z_][a-z0-9_-]*$/i)).min(1).default(["think", "answer"]).describe("tags that must each appear exactly once, in this order"),
   thinkOpenedInPrompt: z.boolean().default(false).describe("the prompt already opened <think>: prepend it before checking"),
   rule: z.enum(["exact", "closingTags"]).default("exact").describe("exact: §2.2; closingTags: every closing tag present (SAKE paper)"),
-  preset: z.enum(["none", "openRs", "openRsTagCount", "openR1", "visualRft", "videoChatR1", "robotxR1", "exgrpo"]).default("none").describe("reproduce a reference rule (§2.1)"),
+  preset: z.enum(["none", "openRs", "openRsTagCount", "openR1", "visualRft", "videoChatR1", "robotxR1", "exgrpo", "wd1"]).default("none").describe("reproduce a reference rule (§2.1)"),
 });
 /** Parsed format options. */
 export type FormatOptions = z.output<typeof formatOptions>;
@@ -57,6 +57,38 @@ function lazyPairFullMatch(text: string, a: string, b: string): number {
   return 0;
 }
 
+const afterLast = (text: string, sep: string): string => {
+  const i = text.lastIndexOf(sep);
+  return i < 0 ? text : text.slice(i + sep.length);
+};
+
+/**
+ * wd1 (`reward_func.py`): strict_format (0.5) + soft_format (0.5) + xmlcount (4 × 0.125 minus 0.001 per trailing
+ * char). Python's `.` does not cross newlines there, so `.*?` is `[^\n]*`; the soft match scans instead of backtracking.
+ */
+export function wd1Format(text: string): number {
+  const strict = /^<reasoning>\n[^\n]*\n<\/reasoning>\n<answer>\n[^\n]*\n<\/answer>\n\n?$/.test(text) ? 0.5 : 0;
+  let soft = 0;
+  if (text.startsWith("<reasoning>")) {
+    const eol = text.indexOf("\n") < 0 ? text.length : text.indexOf("\n");
+    let nextClose = -2;
+    for (let p = text.indexOf("</reasoning>", 11); p >= 0 && p + 12 <= eol && soft === 0; p = text.indexOf("</reasoning>", p + 1)) {
+      let q = p + 12;
+      while (q < text.length && /\s/.test(text[q]!)) q++;
+      if (!text.startsWith("<answer>", q)) continue;
+      if (nextClose !== -1 && nextClose < q + 8) nextClose = text.indexOf("</answer>", q + 8);
+      const lineEnd = text.indexOf("\n", q + 8) < 0 ? text.length : text.indexOf("\n", q + 8);
+      if (nextClose >= 0 && nextClose + 9 <= lineEnd) soft = 0.5;
+    }
+  }
+  let count = 0;
+  if (countOf(text, "<reasoning>\n") === 1) count += 0.125;
+  if (countOf(text, "\n</reasoning>\n") === 1) count += 0.125;
+  if (countOf(text, "\n<answer>\n") === 1) count += 0.125 - afterLast(text, "\n</answer>\n").length * 0.001;
+  if (countOf(text, "\n</answer>") === 1) count += 0.125 - (afterLast(text, "\n</answer>").length - 1) * 0.001;
+  return strict + soft + count;
+}
+
 /** The format score under the given options. */
 export function formatScore(completion: string, o: FormatOptions): number {
   const text = o.thinkOpenedInPrompt ? `<think>\n${completion}` : completion;
@@ -78,6 +110,8 @@ export function formatScore(completion: string, o: FormatOptions): number {
       const one = (t: string): number => (countOf(text, `<${t}>`) === 1 && countOf(text, `</${t}>`) === 1 ? 1 : 0);
       return (one("reasoning") + one("answer")) / 2;
     }
+    case "wd1":
+      return wd1Format(completion);
     case "exgrpo":
       return text.startsWith("<think>\n") && text.indexOf("\n</think>", "<think>".length) >= 0 ? 1 : 0;
     case "none":

@@ -160,3 +160,14 @@ describe("cocoMap", () => {
     expect(detectionOptions.parse({})).toMatchObject({ iouThreshold: 0.5, inclusive: false, matching: "greedy", confidenceRule: "ours", maxItems: 100 });
   });
 });
+
+describe("box-detection visualRft preset (reference parity)", () => {
+  it("repairs truncated JSON, uses the reference confidence rule and the lazy format regex", async () => {
+    const cut = '<think>x</think><answer>[{"Position": [0,0,10,10], "Confidence": 1}, {"Position": [20,20,30,30], "Conf</answer>';
+    const r = await rewards.score("box-detection", { completion: cut, gold: { boxes: [[0, 0, 10, 10], [20, 20, 30, 30]] } }, { preset: "visualRft" });
+    expect(r.terms.iou).toBeCloseTo(0.5, 12);
+    expect((await det(GOLD, WORKED, { preset: "visualRft" })).terms.confidence).toBeCloseTo(2.2 / 3, 12);
+    const two = "<think>x</think><answer>[]</answer> <answer>[]</answer>";
+    expect((await rewards.score("box-detection", { completion: two, gold: { boxes: [] } }, { preset: "visualRft" })).terms.format).toBe(1);
+  });
+});

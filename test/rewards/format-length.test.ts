@@ -107,3 +107,13 @@ describe("overlong (§3.2)", () => {
     expect(r.score).toBe(-1);
   });
 });
+
+describe("format-tags wd1 preset (xiaohangt/wd1 reward_func.py)", () => {
+  const good = "<reasoning>\nthink\n</reasoning>\n<answer>\n4\n</answer>\n";
+  it.each([
+    [good, 1.0, "strict 0.5 + xmlcount 4 × 0.125; soft fails because Python '.' does not cross the newlines"],
+    ["<reasoning>\nmulti\nline\n</reasoning>\n<answer>\n4\n</answer>\n", 0.5, "Python '.' does not cross newlines: strict and soft both fail, xmlcount 0.5"],
+    [`${good}xx`, 0.5 - 0.002 - 0.002, "trailing text: strict fails, 0.001 per char in both count terms"],
+    ["<reasoning>r</reasoning> <answer>4</answer>", 0.5, "soft only"],
+  ] as const)("%j → %d (%s)", (text, v) => expect(fmt(text, { preset: "wd1" })).toBeCloseTo(v, 12));
+});
