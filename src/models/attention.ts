@@ -61,8 +61,10 @@ export class Attention extends Module {
       q = rope(q, { posOffset: ctx.posOffset, theta: c.ropeTheta });
       k = rope(k, { posOffset: ctx.posOffset, theta: c.ropeTheta });
     }
-    if (ctx.cache) [k, v] = ctx.cache.append(this._layer, k, v); // k, v: (B, Hkv, posOffset + T, hd)
-    const y = scaledDotProductAttention(q, k, v, { causal: true, mask: ctx.mask }); // (B, H, T, hd)
+    let mask = ctx.mask;
+    let causal = true;
+    if (ctx.cache) ({ k, v, mask, causal } = ctx.cache.append(this._layer, k, v, ctx.mask)); // k, v: (B, Hkv, Tk, hd)
+    const y = scaledDotProductAttention(q, k, v, { causal, mask }); // (B, H, T, hd)
     const out = this.oProj.forward(reshape(transpose(y, 1, 2), [b, t, c.nHeads * hd])); // (B, T, D)
     return ctx.rng && c.dropout > 0 ? dropout(out, c.dropout, ctx.rng, this.training) : out;
   }

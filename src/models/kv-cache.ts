@@ -2,11 +2,26 @@
  * Key/value cache for incremental decoding: per layer, the keys and values of every position seen so far, stored
  * (B, Hkv, maxLen, D) so that appending T new positions is one copy per (batch, head).
  *
- * `Transformer.forward` with a cache appends each layer's new keys/values, attends over positions [0, length + T)
- * and then advances `length`. Caches hold no graph: they are for sampling under `noGrad`.
+ * `Transformer.forward` with a cache appends each layer's new keys/values and then advances `length`. What the
+ * attention then reads depends on the call, to avoid copying the cache on every decoding step:
+ * - prefill (empty cache): the new keys/values themselves, causal;
+ * - one new token: the whole buffer as it is, with causal masking off and a key mask that hides the slots not yet
+ *   written (a single query may see every cached position anyway);
+ * - several new tokens after a prefill: a contiguous copy of positions [0, length + T), causal.
+ * Caches hold no graph: they are for sampling under `noGrad`.
  */
 import { ShapeError, fmtShape } from "../util/index.js";
 import { Tensor } from "../engine/index.js";
+
+/** Keys, values and masking for one attention call over the cache. */
+export interface CachedKV {
+  /** (B, Hkv, Tk, D). */
+  k: Tensor;
+  v: Tensor;
+  /** (B, Tk) key mask, or null for none. */
+  mask: Float32Array | null;
+  causal: boolean;
+}
 
 /** Cached keys and values of every layer. */
 export class KVCache {
@@ -28,17 +43,24 @@ export class KVCache {
   }
 
   /**
-   * Writes layer `layer`'s new k, v (B, Hkv, T, D) at positions [length, length + T) and returns the keys and
-   * values of positions [0, length + T) as (B, Hkv, length + T, D) tensors. `length` itself is advanced by
-   * `advance()` once every layer has appended.
+   * Writes layer `layer`'s new k, v (B, Hkv, T, D) at positions [length, length + T) and returns what attention
+   * over positions [0, length + T) should read. `mask` is the caller's (B, length + T) padding mask or null.
+   * `length` itself is advanced by `advance()` once every layer has appended.
    */
-  append(layer: number, k: Tensor, v: Tensor): [Tensor, Tensor] {
+  append(layer: number, k: Tensor, v: Tensor, mask: Float32Array | null): CachedKV {
     const [b, h, t, d] = k.shape as [number, number, number, number];
     if (b !== this.batch || h !== this.kvHeads || d !== this.headDim || this.length + t > this.maxLen) {
       throw new ShapeError(`KVCache.append: k ${fmtShape(k.shape)} at length ${this.length} does not fit cache (B ${this.batch}, Hkv ${this.kvHeads}, maxLen ${this.maxLen}, D ${this.headDim})`);
     }
+    this.store(this.keys[layer]!, k.data, t);
+    this.store(this.values[layer]!, v.data, t);
+    if (this.length === 0) return { k, v, mask, causal: true };
     const total = this.length + t;
-    return [this.write(this.keys[layer]!, k.data, t, total), this.write(this.values[layer]!, v.data, t, total)];
+    if (t === 1) {
+      const shape = [this.batch, this.kvHeads, this.maxLen, d];
+      return { k: new Tensor(this.keys[layer]!, shape), v: new Tensor(this.values[layer]!, shape), mask: this.slotMask(mask, total), causal: false };
+    }
+    return { k: this.prefix(this.keys[layer]!, total), v: this.prefix(this.values[layer]!, total), mask, causal: true };
   }
 
   /** Moves `length` past the `t` positions just appended by every layer. */
@@ -46,15 +68,30 @@ export class KVCache {
     this.length += t;
   }
 
-  private write(store: Float32Array, src: Float32Array, t: number, total: number): Tensor {
+  /** Copies src (B, Hkv, t, D) into positions [length, length + t) of the store. */
+  private store(store: Float32Array, src: Float32Array, t: number): void {
+    const d = this.headDim;
+    for (let r = 0; r < this.batch * this.kvHeads; r++) {
+      store.set(src.subarray(r * t * d, (r + 1) * t * d), (r * this.maxLen + this.length) * d);
+    }
+  }
+
+  /** Positions [0, total) as a contiguous (B, Hkv, total, D) tensor. */
+  private prefix(store: Float32Array, total: number): Tensor {
     const d = this.headDim;
     const rows = this.batch * this.kvHeads;
-    const out = new Float32Array(rows * total * d); // (B, Hkv, total, D)
-    for (let r = 0; r < rows; r++) {
-      const base = r * this.maxLen * d;
-      store.set(src.subarray(r * t * d, (r + 1) * t * d), base + this.length * d);
-      out.set(store.subarray(base, base + total * d), r * total * d);
-    }
+    const out = new Float32Array(rows * total * d);
+    for (let r = 0; r < rows; r++) out.set(store.subarray(r * this.maxLen * d, (r * this.maxLen + total) * d), r * total * d);
     return new Tensor(out, [this.batch, this.kvHeads, total, d]);
+  }
+
+  /** (B, maxLen): the caller's mask over the first `total` slots, 0 for slots not yet written. */
+  private slotMask(mask: Float32Array | null, total: number): Float32Array {
+    const out = new Float32Array(this.batch * this.maxLen);
+    for (let b = 0; b < this.batch; b++) {
+      if (mask) out.set(mask.subarray(b * total, (b + 1) * total), b * this.maxLen);
+      else out.fill(1, b * this.maxLen, b * this.maxLen + total);
+    }
+    return out;
   }
 }
