@@ -9,11 +9,10 @@
  * from its newest complete checkpoint replays exactly the steps an uninterrupted run would have taken.
  */
 import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { ConfigError, Rng } from "../util/index.js";
 import { noGrad, type OptimizerState } from "../engine/index.js";
 import { getTask } from "../tasks/index.js";
-import type { Example, Task } from "../tasks/types.js";
+import type { Example } from "../tasks/types.js";
 import { sampleGroups, scoreGroups } from "../rollout/groups.js";
 import type { RolloutGroup } from "../rollout/types.js";
 import { saveModel } from "../models/checkpoint.js";
@@ -72,6 +71,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   let optimizerState: unknown = null;
   let state: TrainerState;
   if (resumeFrom) {
+    assertSameRecipe(run, config);
     const ck = loadCheckpoint(resumeFrom);
     policy = { model: ck.model, tokenizer: ck.tokenizer };
     optimizerState = ck.optimizerState;
@@ -206,11 +206,9 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     m["time/step"] = (performance.now() - tStep) / 1000;
     emit(reporters, "onStep", step, m);
     if (ckptNow) {
-      const t0 = performance.now();
       const dir = saveCheckpoint(run.checkpointsDir, `step-${step}`, { model, tokenizer, optimizerState: optimizer.state(), state });
       pruneCheckpoints(run.checkpointsDir, config.checkpoint.keepLast);
       emit(reporters, "onCheckpoint", step, dir);
-      void t0;
     }
   }
   emit(reporters, "onEnd", { step: state.step, best: state.best });
@@ -251,13 +249,10 @@ function epochOrder(n: number, seed: number, epoch: number): number[] {
   return order;
 }
 
-/** Throws a ConfigError when a run folder exists and holds a different recipe. */
-export function assertSameRecipe(run: RunDir, config: TrainConfig): void {
-  if (!run.exists()) return;
-  const saved = JSON.stringify(run.readConfig());
-  if (saved !== JSON.stringify(config) && existsSync(run.checkpointsDir)) {
-    throw new ConfigError(`run folder ${run.root} holds a different recipe; use another name or delete the folder`);
+/** A resumed run must use the recipe it was started with (train.steps may grow); otherwise a ConfigError. */
+function assertSameRecipe(run: RunDir, config: TrainConfig): void {
+  const strip = (c: unknown) => JSON.stringify({ ...(c as TrainConfig), train: { ...(c as TrainConfig).train, steps: 0 } });
+  if (strip(run.readConfig()) !== strip(config)) {
+    throw new ConfigError(`run folder ${run.root} was started with a different recipe; resume it with the same recipe, or start over (--no-resume) or use another name`);
   }
 }
-
-export type { Task };
