@@ -40,6 +40,7 @@ const TABLE: [string, string, boolean, string][] = [
   ["25\\%", "\\frac14", true, "percent vs fraction"],
   ["25", "25\\%", true, "D-M5: percent on the prediction only"],
   ["25", "0.25", false, "no percent sign on either side"],
+  ["25\\%", "25 percent", true, "the word percent is a percent sign"],
   ["120000", "1.2\\times10^{5}", true, "scientific: \\times 10^"],
   ["120000", "1.2\\cdot 10^5", true, "scientific: \\cdot 10^"],
   ["120000", "1.2e5", true, "e between mantissa and integer is an exponent"],
@@ -160,8 +161,10 @@ describe("math-answer extraction (spec §1.1)", () => {
     expect(checkMath("2", "\\boxed{2}", { requireThink: true }).correct).toBe(false);
     expect(checkMath("2", "<think> \\boxed{2}").correct).toBe(false);
   });
-  it("region answerTag reads only the single <answer> block", () => {
+  it("region answerTag reads only the single <answer> block; the block itself is the answer when it has no box", () => {
     expect(checkMath("2", "\\boxed{3} <answer>\\boxed{2}</answer>", { region: "answerTag" }).correct).toBe(true);
+    expect(checkMath("2", "<think>2 or 3</think><answer> 2 </answer>", { region: "answerTag" }).correct).toBe(true);
+    expect(checkMath("2", "<think>2</think><answer>2 or 3</answer>", { region: "answerTag" }).correct).toBe(false);
     expect(checkMath("2", "<answer>\\boxed{2}</answer><answer>\\boxed{2}</answer>", { region: "answerTag" }).correct).toBe(false);
   });
   it("decimalComma option reads 1,5 as 1.5", () => {

@@ -95,7 +95,7 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   s = s.replace(/\u221a/g, "\\sqrt ");
   s = s.replace(/\\[,;:! ]|~/g, " ").replace(/\\(?:dfrac|tfrac|cfrac)/g, "\\frac");
   s = s.replace(/\\(?:left|right)\s*([.])?/g, "").replace(/\\(?:displaystyle|textstyle|!)/g, "");
-  s = s.replace(/\*\*/g, "^").trim();
+  s = s.replace(/\*\*/g, "^").replace(/\s*\b(?:percent|per cent)\s*$/i, "%").trim();
   // Outer $ ... $ and trailing sentence punctuation.
   while (s.length > 1 && s.startsWith("$") && s.endsWith("$")) s = s.slice(1, -1).trim();
   s = s.replace(/[.\s]+$/, "");

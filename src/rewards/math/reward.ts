@@ -104,7 +104,8 @@ export function checkMath(gold: string, completion: string, options: Partial<Mat
   const region = answerRegion(completion, { mode: o.region, requireThink: o.requireThink, maxChars: o.maxRegionChars, ...(prompt ? { prompt } : {}) });
   if (region.text === null) return { correct: false, info: { reason: region.reason, goldParsed: showGold(g) } };
   let ex = extractAnswer(region.text, o.mode, o.decimalComma);
-  if (!ex.candidate && bareFallback) ex = { candidate: { text: region.text.trim(), cls: 3, start: 0, end: region.text.length }, parsed: parseAnswerString(region.text.trim(), o.decimalComma), boxes: [] };
+  // With an <answer> block as the region, the block itself is the answer when it holds no box or phrase.
+  if (!ex.candidate && (bareFallback || o.region === "answerTag")) ex = { candidate: { text: region.text.trim(), cls: 3, start: 0, end: region.text.length }, parsed: parseAnswerString(region.text.trim(), o.decimalComma), boxes: [] };
   if (o.boxed === "all" && ex.boxes.length > 1) {
     const joined = ex.boxes.map((b) => b.text).join(", ");
     ex = { ...ex, candidate: { text: joined, cls: 0, start: 0, end: 0 }, parsed: parseAnswerString(joined, o.decimalComma) };

@@ -1,0 +1,178 @@
+/**
+ * Tokenizer for maths answers (LaTeX and plain text share it): numbers with thousands separators, decimals and
+ * e-exponents, letters (known function words, otherwise single-letter symbols), LaTeX commands mapped to operators,
+ * functions and brackets, and matrix environments. At most MAX_TOKENS tokens; unknown characters or commands throw
+ * MathParseFail (the answer is unparseable).
+ */
+import { MathParseFail, type Rational, rat } from "./ast.js";
+
+/** One token of a maths answer. */
+export type Tok =
+  | { t: "num"; raw: string; v: Rational; dec: boolean }
+  | { t: "id"; v: string }
+  | { t: "fn"; v: string } // sin, ln, log, ...
+  | { t: "op"; v: string } // + - * / ^ _ ! % , ; = < > <= >= != in pm mp cup & row |
+  | { t: "open"; v: string } // ( [ { \{ floor ceil mat
+  | { t: "close"; v: string }
+  | { t: "cmd"; v: string }; // frac sqrt binom emptyset
+
+const MAX_TOKENS = 2_000;
+
+const FUNCS = new Set([
+  "sin", "cos", "tan", "sec", "csc", "cot", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+  "ln", "log", "exp", "sqrt",
+]);
+const WORD_IDS: Record<string, string> = { pi: "pi", inf: "inf", infty: "inf", infinity: "inf" };
+const GREEK = new Set([
+  "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
+  "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega",
+  "Gamma", "Delta", "Theta", "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega",
+]);
+const CMD_OPS: Record<string, Tok> = {
+  le: { t: "op", v: "<=" }, leq: { t: "op", v: "<=" }, leqslant: { t: "op", v: "<=" },
+  ge: { t: "op", v: ">=" }, geq: { t: "op", v: ">=" }, geqslant: { t: "op", v: ">=" },
+  lt: { t: "op", v: "<" }, gt: { t: "op", v: ">" }, ne: { t: "op", v: "!=" }, neq: { t: "op", v: "!=" },
+  cdot: { t: "op", v: "*" }, times: { t: "op", v: "*" }, ast: { t: "op", v: "*" }, div: { t: "op", v: "/" },
+  pm: { t: "op", v: "pm" }, mp: { t: "op", v: "mp" }, cup: { t: "op", v: "cup" }, in: { t: "op", v: "in" },
+  infty: { t: "id", v: "inf" }, pi: { t: "id", v: "pi" }, emptyset: { t: "cmd", v: "emptyset" },
+  varnothing: { t: "cmd", v: "emptyset" }, lvert: { t: "op", v: "|" }, rvert: { t: "op", v: "|" },
+  vert: { t: "op", v: "|" }, mid: { t: "op", v: "|" }, lfloor: { t: "open", v: "floor" },
+  rfloor: { t: "close", v: "floor" }, lceil: { t: "open", v: "ceil" }, rceil: { t: "close", v: "ceil" },
+  langle: { t: "open", v: "(" }, rangle: { t: "close", v: ")" }, lbrace: { t: "open", v: "\\{" },
+  rbrace: { t: "close", v: "\\{" }, frac: { t: "cmd", v: "frac" }, dfrac: { t: "cmd", v: "frac" },
+  tfrac: { t: "cmd", v: "frac" }, cfrac: { t: "cmd", v: "frac" }, sqrt: { t: "cmd", v: "sqrt" },
+  binom: { t: "cmd", v: "binom" }, dbinom: { t: "cmd", v: "binom" }, tbinom: { t: "cmd", v: "binom" },
+  choose: { t: "op", v: "choose" }, to: { t: "op", v: "," },
+};
+const SKIP_CMDS = new Set([
+  "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "displaystyle",
+  "textstyle", "limits", "quad", "qquad", "cdots", "ldots", "dots", "hline", "mathrm", "mathbf", "mathit", "boldsymbol",
+  "mathsf", "rm", "bf",
+]);
+const MATRIX_ENVS = new Set(["pmatrix", "bmatrix", "Bmatrix", "matrix", "smallmatrix", "array"]);
+
+/** A number token from its digits, fraction digits and exponent (|e| <= 400, at most 1,000 digits). */
+export function numberToken(intDigits: string, frac: string, exp: number): Tok {
+  if (Math.abs(exp) > 400 || intDigits.length + frac.length > 1_000) throw new MathParseFail("number too large");
+  let n = BigInt((intDigits || "0") + frac);
+  let d = 10n ** BigInt(frac.length);
+  if (exp > 0) n *= 10n ** BigInt(exp);
+  if (exp < 0) d *= 10n ** BigInt(-exp);
+  return { t: "num", raw: intDigits + (frac ? "." + frac : ""), v: rat(n, d), dec: frac.length > 0 || exp !== 0 };
+}
+
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
+const isLetter = (c: string | undefined): boolean => c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
+
+function readDigits(s: string, i: number): number {
+  while (isDigit(s[i])) i++;
+  return i;
+}
+
+/** Splits a normalised answer into tokens; throws MathParseFail on characters outside the grammar. */
+export function tokenize(s: string, decimalComma = false): Tok[] {
+  const out: Tok[] = [];
+  let i = 0;
+  const push = (t: Tok): void => {
+    if (out.length >= MAX_TOKENS) throw new MathParseFail("too many tokens");
+    out.push(t);
+  };
+  while (i < s.length) {
+    const c = s[i]!;
+    if (c === " " || c === "\t" || c === "\n" || c === "\r") {
+      i++;
+    } else if (isDigit(c) || (c === "." && isDigit(s[i + 1]))) {
+      let j = readDigits(s, i);
+      let intDigits = s.slice(i, j);
+      if (!decimalComma && intDigits.length > 0 && intDigits.length <= 3) {
+        // Thousands separators: a comma or a single space between groups of exactly three digits.
+        while ((s[j] === "," || s[j] === " ") && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
+          intDigits += s.slice(j + 1, j + 4);
+          j += 4;
+        }
+      }
+      let frac = "";
+      if ((s[j] === "." || (decimalComma && s[j] === ",")) && isDigit(s[j + 1])) {
+        const k = readDigits(s, j + 1);
+        frac = s.slice(j + 1, k);
+        j = k;
+      } else if (s[j] === "." && intDigits && !isLetter(s[j + 1])) j++; // "5." is 5
+      let exp = 0;
+      if ((s[j] === "e" || s[j] === "E") && (isDigit(s[j + 1]) || ((s[j + 1] === "+" || s[j + 1] === "-") && isDigit(s[j + 2])))) {
+        const start = s[j + 1] === "+" || s[j + 1] === "-" ? j + 2 : j + 1;
+        const k = readDigits(s, start);
+        if (k - start > 6) throw new MathParseFail("exponent too large");
+        exp = Number(s.slice(start, k)) * (s[j + 1] === "-" ? -1 : 1);
+        j = k;
+      }
+      push(numberToken(intDigits, frac, exp));
+      i = j;
+    } else if (isLetter(c)) {
+      let j = i;
+      while (isLetter(s[j])) j++;
+      const word = s.slice(i, j);
+      if (FUNCS.has(word)) push({ t: "fn", v: word });
+      else if (WORD_IDS[word]) push({ t: "id", v: WORD_IDS[word]! });
+      else for (const ch of word) push({ t: "id", v: ch }); // implicit product of single-letter symbols
+      i = j;
+    } else if (c === "\\") {
+      const n = s[i + 1];
+      if (n === undefined) throw new MathParseFail("dangling backslash");
+      if (!isLetter(n)) {
+        i += 2;
+        if (n === "{") push({ t: "open", v: "\\{" });
+        else if (n === "}") push({ t: "close", v: "\\{" });
+        else if (n === "%") push({ t: "op", v: "%" });
+        else if (n === "\\") push({ t: "op", v: "row" });
+        else if (n === "|") push({ t: "op", v: "|" });
+        else if (n === "$") continue;
+        else if (",;:! ".includes(n)) continue;
+        else throw new MathParseFail(`unknown escape \\${n}`);
+        continue;
+      }
+      let j = i + 1;
+      while (isLetter(s[j])) j++;
+      const name = s.slice(i + 1, j);
+      i = j;
+      if (name === "begin" || name === "end") {
+        const m = /^\{([a-zA-Z*]+)\}/.exec(s.slice(i, i + 40));
+        if (!m || !MATRIX_ENVS.has(m[1]!)) throw new MathParseFail(`environment not supported`);
+        i += m[0].length;
+        if (name === "begin" && m[1] === "array") {
+          const spec = /^\{[^{}]*\}/.exec(s.slice(i, i + 60));
+          if (spec) i += spec[0].length;
+        }
+        push(name === "begin" ? { t: "open", v: "mat" } : { t: "close", v: "mat" });
+      } else if (name === "left" || name === "right") {
+        if (s[i] === ".") i++;
+      } else if (SKIP_CMDS.has(name)) {
+        continue;
+      } else if (name === "operatorname") {
+        const m = /^\{([a-zA-Z]+)\}/.exec(s.slice(i, i + 30));
+        if (!m) throw new MathParseFail("bad operatorname");
+        i += m[0].length;
+        if (FUNCS.has(m[1]!)) push({ t: "fn", v: m[1]! });
+        else throw new MathParseFail(`unknown operator ${m[1]}`);
+      } else if (CMD_OPS[name]) push(CMD_OPS[name]!);
+      else if (FUNCS.has(name)) push({ t: "fn", v: name });
+      else if (GREEK.has(name)) push({ t: "id", v: name });
+      else throw new MathParseFail(`unknown command \\${name}`);
+    } else {
+      i++;
+      const two = c + (s[i] ?? "");
+      if (two === "<=" || two === ">=" || two === "!=" || two === "=<" || two === "=>") {
+        push({ t: "op", v: two === "=<" ? "<=" : two === "=>" ? ">=" : two });
+        i++;
+      } else if (two === "**") {
+        push({ t: "op", v: "^" });
+        i++;
+      } else if ("+-*/^_!%,;=<>|&".includes(c)) push({ t: "op", v: c });
+      else if (c === "(" || c === "[" || c === "{") push({ t: "open", v: c });
+      else if (c === ")" || c === "]" || c === "}") push({ t: "close", v: c });
+      else if (c === "'") throw new MathParseFail("primes are not supported");
+      else throw new MathParseFail(`unexpected character ${JSON.stringify(c)}`);
+    }
+  }
+  return out;
+}
+
