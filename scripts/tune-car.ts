@@ -39,7 +39,7 @@ function isValid(p: Partial11): boolean {
 
 function score(caseText: string, track: TrackName, p: Partial11): number {
   const e = evaluateParams(parseCase(caseText)!, track, { ...DEFAULT_PARAMS, ...p });
-  return e.metric ?? Infinity;
+  return e.metric === null || e.stalled ? Infinity : e.metric;
 }
 
 function tune(caseText: string, track: TrackName): { params: Partial11; metric: number; baseline: number } {

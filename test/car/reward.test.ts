@@ -69,6 +69,11 @@ describe("driving term", () => {
     expect(r.score).toBe(-4);
     expect(String(r.info?.reason)).toMatch(/stalled/);
   });
+  it("standing still is not reversing: a stall", () => {
+    const r = drivingTerm(dict('{"v_min": 0, "v_max": 0, "qv": 0}'), circle("reverse"), opts);
+    expect(r.score).toBe(-4);
+    expect(String(r.info?.reason)).toMatch(/stalled/);
+  });
   it("clamp mode drives out-of-range values at the bound instead of rejecting", () => {
     const v = drive(dict('{"a_max": 1e9}'), circle("racingLine"), carRewardOptions.parse({ outOfRange: "clamp" }));
     expect(v).not.toBe(-4);

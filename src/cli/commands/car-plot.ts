@@ -50,10 +50,10 @@ export function register(program: Command): void {
         const base = evaluateParams(c, track, { ...DEFAULT_PARAMS });
         const mine = evaluateParams(c, track, tuned);
         const describe = (label: string, e: typeof base) =>
-          `${label}: ${e.metric === null ? (e.crashed ? `crashed (${e.crashReason})` : "stalled") : `RMSE ${e.metric.toFixed(4)}`}, mean progress ${e.meanProgressSpeed.toFixed(2)} m/s`;
+          `${label}: ${e.metric === null ? `crashed (${e.crashReason})` : `RMSE ${e.metric.toFixed(4)}${e.stalled ? " (stalled)" : ""}`}, mean progress ${e.meanProgressSpeed.toFixed(2)} m/s`;
         console.log(describe("default", base));
         console.log(describe("tuned  ", mine));
-        if (base.metric !== null && mine.metric !== null) console.log(`improvement ${((base.metric - mine.metric) / base.metric).toFixed(3)}`);
+        if (base.metric !== null && mine.metric !== null && !mine.stalled) console.log(`improvement ${((base.metric - mine.metric) / base.metric).toFixed(3)}`);
         const svg = plotTrajectories(getTrack(track), [
           { label: "default parameters", color: "#1f77b4", trajectory: base.run.trajectory, dashed: base.crashed },
           { label: `tuned parameters (${o.params ?? "gold"})`, color: "#d62728", trajectory: mine.run.trajectory, dashed: mine.crashed },

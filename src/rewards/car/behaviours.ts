@@ -6,9 +6,10 @@
  *   reverse         RMSE of v_s − (−1)                            (drive the track backwards at 1 m/s)
  *   refVelocity(v)  RMSE of v_s − v
  *   smooth          sqrt(mean(a_x² + a_y²))
- * Our addition: the forward behaviours (centerline, racingLine, smooth) require progress. A run whose mean v_s is
- * below `MIN_PROGRESS_SPEED` has "stalled" and scores like a crash; otherwise parking on the racing line (or
- * crawling, for smooth) would beat every honest lap.
+ * Our addition: behaviours that require progress. For centerline, racingLine and smooth a run whose mean v_s is
+ * below `MIN_PROGRESS_SPEED` (1 m/s) has "stalled"; for reverse the mean v_s must be at most −0.5 m/s. A stall
+ * scores like a crash; otherwise parking on the racing line (or crawling, for smooth) would beat every honest
+ * lap, and standing still would earn 85 % of the reverse reward.
  */
 import type { RunResult } from "./simulate.js";
 import { lookup, type Track } from "./track.js";
@@ -44,9 +45,11 @@ export function parseCase(text: unknown): DrivingCase | null {
   return null;
 }
 
-/** True for behaviours that must make forward progress. */
-export function needsProgress(c: DrivingCase): boolean {
-  return c.kind === "centerline" || c.kind === "racingLine" || c.kind === "smooth";
+/** True when the run's mean progress speed is too low (or in the wrong direction) for behaviour `c`. */
+export function isStalled(c: DrivingCase, meanProgress: number): boolean {
+  if (c.kind === "reverse") return meanProgress > -MIN_PROGRESS_SPEED / 2;
+  if (c.kind === "refVelocity") return false; // the metric itself penalises any speed but vRef
+  return meanProgress < MIN_PROGRESS_SPEED;
 }
 
 function rms(count: number, f: (i: number) => number): number {

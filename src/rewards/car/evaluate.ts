@@ -4,7 +4,7 @@
  * in-process. Runs are memoised by (track, parameters, settings), so the reward terms that need the same run
  * (driving, improved) and every behaviour's baseline on a track share one simulation.
  */
-import { caseMetric, meanProgressSpeed, MIN_PROGRESS_SPEED, needsProgress, type DrivingCase } from "./behaviours.js";
+import { caseMetric, isStalled, meanProgressSpeed, type DrivingCase } from "./behaviours.js";
 import { DEFAULT_PARAMS, PARAM_NAMES, type MpcParams } from "./mpc.js";
 import { runLap, type RunResult, type SimConfig } from "./simulate.js";
 import { getTrack, type TrackName } from "./track.js";
@@ -14,7 +14,7 @@ export const SIM_VERSION = "car-sim-1";
 
 /** Outcome of one evaluation. */
 export interface Evaluation {
-  /** The behaviour's metric (RMSE); null when the run crashed or stalled. */
+  /** The behaviour's metric (RMSE); null when the run crashed. A stalled run keeps its metric (the reward ignores it). */
   metric: number | null;
   crashed: boolean;
   stalled: boolean;
@@ -42,12 +42,15 @@ export function memoRun(trackName: TrackName, params: MpcParams, sim: Partial<Si
 export function evaluateParams(c: DrivingCase, trackName: TrackName, params: MpcParams, sim: Partial<SimConfig> = {}): Evaluation {
   const run = memoRun(trackName, params, sim);
   const speed = meanProgressSpeed(run);
-  const stalled = !run.crashed && needsProgress(c) && speed < MIN_PROGRESS_SPEED;
-  const metric = run.crashed || stalled ? null : caseMetric(c, run, getTrack(trackName));
+  const stalled = !run.crashed && isStalled(c, speed);
+  const metric = run.crashed ? null : caseMetric(c, run, getTrack(trackName));
   return { metric, crashed: run.crashed, stalled, crashReason: run.crashReason, meanProgressSpeed: speed, run };
 }
 
-/** The default parameters' metric for (case, track); null when the defaults themselves fail (a simulator bug). */
+/**
+ * The default parameters' metric for (case, track); null when the defaults crash (a simulator bug). The stall
+ * rule does not apply: the defaults drive forwards, which is exactly what the reverse baseline measures.
+ */
 export function baselineRmse(c: DrivingCase, trackName: TrackName, sim: Partial<SimConfig> = {}): number | null {
   return evaluateParams(c, trackName, { ...DEFAULT_PARAMS }, sim).metric;
 }
