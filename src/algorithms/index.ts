@@ -13,3 +13,4 @@ export * from "./metrics.js";
 export * from "./zero-std.js";
 export * from "./off-policy.js";
 export * from "./multi-term.js";
+export * from "./replay-buffer.js";
