@@ -9,6 +9,7 @@
  */
 import { backend } from "./backends/index.js";
 import { gradRule } from "./grad-table.js";
+import { allocZeroed, release } from "./pool.js";
 import type { GradRule, OpName } from "./ops/op-set.js";
 import type { Tensor } from "./tensor.js";
 
@@ -71,23 +72,28 @@ export function runBackward(loss: Tensor): void {
   const bufferFor = (t: Tensor): Float32Array => {
     if (!t.node) {
       // Leaf: accumulate straight into .grad.
-      if (!t.grad) t.grad = new Float32Array(t.size);
+      if (!t.grad) t.grad = allocZeroed(t.size);
       return t.grad;
     }
     let g = grads.get(t);
     if (!g) {
-      g = new Float32Array(t.size);
+      g = allocZeroed(t.size);
       grads.set(t, g);
     }
     return g;
   };
 
-  // Adds g to x's gradient, taking g over as the buffer when x has none yet (saves a zero-fill and a copy).
+  // Adds g (the current node's dy) to x's gradient, taking g over as the buffer when x has none yet (saves a
+  // zero-fill and a copy). Either way the current node no longer owns g.
+  let handedOver = false;
   const adopt = (x: Tensor, g: Float32Array): void => {
-    if (!x.requiresGrad) return;
+    handedOver = true;
+    if (!x.requiresGrad) return release(g);
     const cur = x.node ? grads.get(x) : x.grad;
-    if (cur) backend().axpy(1, g, cur);
-    else if (x.node) grads.set(x, g);
+    if (cur) {
+      backend().axpy(1, g, cur);
+      release(g);
+    } else if (x.node) grads.set(x, g);
     else x.grad = g;
   };
 
@@ -103,7 +109,10 @@ export function runBackward(loss: Tensor): void {
     if (dy) {
       const inputs = node.inputs;
       const rule = gradRule(node.op) as GradRule<OpName>;
+      handedOver = false;
       rule(node.ctx, dy, t, inputs, (i) => (inputs[i]!.requiresGrad ? bufferFor(inputs[i]!) : null), (i, g) => adopt(inputs[i]!, g));
+      // dy belonged to this node alone; unless a rule handed it on, it is dead now.
+      if (!handedOver) release(dy);
     }
     // Free the graph behind us: this tensor is now a plain value.
     t.node = null;

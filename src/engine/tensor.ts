@@ -8,6 +8,7 @@
 import type { Rng } from "../util/rng.js";
 import { NonFiniteError, ShapeError, fmtShape } from "../util/errors.js";
 import { nonFiniteOrigin, runBackward } from "./autograd.js";
+import { allocUninit, allocZeroed } from "./pool.js";
 import type { Node, OpCtx, OpName } from "./ops/op-set.js";
 
 let gradEnabled = true;
@@ -113,9 +114,14 @@ export function asTensor(x: TensorLike): Tensor {
   return typeof x === "number" ? new Tensor(Float32Array.of(x), []) : x;
 }
 
-/** A fresh zero-filled output tensor (ops write into it). */
+/** A zero-filled output tensor (ops write into it); storage may come from the engine's buffer pool. */
 export function empty(shape: readonly number[]): Tensor {
-  return new Tensor(new Float32Array(shapeSize(shape)), shape);
+  return new Tensor(allocZeroed(shapeSize(shape)), shape);
+}
+
+/** An output tensor with unspecified contents, for ops whose kernel writes every element. */
+export function emptyUninit(shape: readonly number[]): Tensor {
+  return new Tensor(allocUninit(shapeSize(shape)), shape);
 }
 
 /**
@@ -148,7 +154,7 @@ export function tensor(data: ArrayLike<number>, shape: readonly number[], opts: 
 
 /** All zeros. */
 export function zeros(shape: readonly number[]): Tensor {
-  return empty(shape);
+  return new Tensor(new Float32Array(shapeSize(shape)), shape);
 }
 
 /** All ones. */
@@ -158,14 +164,14 @@ export function ones(shape: readonly number[]): Tensor {
 
 /** Filled with `value`. */
 export function full(shape: readonly number[], value: number): Tensor {
-  const t = empty(shape);
+  const t = zeros(shape);
   t.data.fill(value);
   return t;
 }
 
 /** Normal(0, std^2) samples from a seeded stream. */
 export function randn(shape: readonly number[], rng: Rng, std = 1): Tensor {
-  const t = empty(shape);
+  const t = zeros(shape);
   const d = t.data;
   for (let i = 0; i < d.length; i++) d[i] = rng.normal() * std;
   return t;
@@ -173,7 +179,7 @@ export function randn(shape: readonly number[], rng: Rng, std = 1): Tensor {
 
 /** Uniform samples in [lo, hi) from a seeded stream. */
 export function randUniform(shape: readonly number[], rng: Rng, lo: number, hi: number): Tensor {
-  const t = empty(shape);
+  const t = zeros(shape);
   const d = t.data;
   for (let i = 0; i < d.length; i++) d[i] = lo + (hi - lo) * rng.random();
   return t;

@@ -5,7 +5,8 @@
  */
 import { backend } from "../backends/index.js";
 import type { BinaryOp, UnaryOp } from "../backends/kernels.js";
-import { Tensor, asTensor, empty, needsGrad, record, type TensorLike } from "../tensor.js";
+import { release, allocUninit } from "../pool.js";
+import { Tensor, asTensor, emptyUninit, needsGrad, record, type TensorLike } from "../tensor.js";
 import type { GradRule, RuleTable } from "./op-set.js";
 import { broadcastShapes, broadcastStrides, sameShape, stridesOf } from "./shape-util.js";
 
@@ -18,7 +19,7 @@ function binaryOp(op: BinaryOp, a: Tensor, b: Tensor): Tensor {
   const shape = same ? (a.shape as number[]) : broadcastShapes(op, a.shape, b.shape);
   const sa = same ? stridesOf(shape) : broadcastStrides(a.shape, shape);
   const sb = same ? sa : broadcastStrides(b.shape, shape);
-  const out = empty(shape);
+  const out = emptyUninit(shape);
   backend().binary(op, a.data, sa, b.data, sb, out.data, shape);
   return record(out, op, [a, b], { stridesA: sa, stridesB: sb });
 }
@@ -81,7 +82,7 @@ export function clamp(x: Tensor, lo: number, hi: number): Tensor {
 // ---- unary ----
 
 function unaryOp(op: UnaryOp, x: Tensor): Tensor {
-  const out = empty(x.shape);
+  const out = emptyUninit(x.shape);
   backend().unary(op, x.data, out.data);
   return record(out, op, [x], {});
 }
@@ -121,14 +122,14 @@ export const sigmoid = (x: Tensor): Tensor => unaryOp("sigmoid", x);
 
 /** x ** p for a constant exponent. */
 export function pow(x: Tensor, p: number): Tensor {
-  const out = empty(x.shape);
+  const out = emptyUninit(x.shape);
   backend().powScalar(x.data, p, out.data);
   return record(out, "pow", [x], { p });
 }
 
 /** x * s + t for constants (the scalar path of add/sub/mul/div). */
 export function affine(x: Tensor, s: number, t: number): Tensor {
-  const out = empty(x.shape);
+  const out = emptyUninit(x.shape);
   backend().affine(x.data, s, t, out.data);
   return record(out, "affine", [x], { s });
 }
@@ -140,7 +141,7 @@ export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
   const sc = broadcastStrides(cond.shape, shape);
   const sa = broadcastStrides(at.shape, shape);
   const sb = broadcastStrides(bt.shape, shape);
-  const out = empty(shape);
+  const out = emptyUninit(shape);
   backend().where(cond.data, sc, at.data, sa, bt.data, sb, out.data, shape);
   if (!needsGrad(at, bt)) return out;
   return record(out, "where", [at, bt], { cond: cond.data, stridesCond: sc, stridesA: sa, stridesB: sb });
@@ -177,12 +178,13 @@ export const elementwiseRules: RuleTable<ElementwiseOp> = {
     const dx = grad(0);
     if (!dx) return;
     const k = backend();
-    const slope = new Float32Array(x!.size);
+    const slope = allocUninit(x!.size);
     k.powScalar(x!.data, p - 1, slope);
     k.affine(slope, p, 0, slope);
     const s = stridesOf(out.shape);
     // dx += dy * slope (the "mul" rule's da; its a-operand is unused for da)
     k.binaryBackward("mul", slope, s, slope, s, dy, dx, null, out.shape);
+    release(slope);
   },
   // d(s x + t) = s dx
   affine: ({ s }, dy, _out, _inputs, grad, pass) => {
@@ -196,7 +198,7 @@ export const elementwiseRules: RuleTable<ElementwiseOp> = {
     const shape = out.shape;
     const sy = stridesOf(shape);
     const zeros = shape.map(() => 0);
-    const tmp = new Float32Array(out.size);
+    const tmp = allocUninit(out.size);
     const da = grad(0), db = grad(1);
     if (da) {
       k.where(cond, stridesCond, dy, sy, ZERO, zeros, tmp, shape);
@@ -206,5 +208,6 @@ export const elementwiseRules: RuleTable<ElementwiseOp> = {
       k.where(cond, stridesCond, ZERO, zeros, dy, sy, tmp, shape);
       k.stridedCopy(tmp, 0, sy, db, 0, stridesB, shape, true);
     }
+    release(tmp);
   },
 };

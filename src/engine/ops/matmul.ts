@@ -8,7 +8,7 @@
  */
 import { ShapeError, fmtShape } from "../../util/errors.js";
 import { backend } from "../backends/index.js";
-import { Tensor, empty, record, shapeSize } from "../tensor.js";
+import { Tensor, emptyUninit, record, shapeSize } from "../tensor.js";
 import type { RuleTable } from "./op-set.js";
 import { broadcastShapes, broadcastStrides } from "./shape-util.js";
 
@@ -90,7 +90,7 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
   if (ka !== kb) throw new ShapeError(`matmul: ${desc()}: inner dims ${ka} != ${kb}`);
   const batchA = a.shape.slice(0, -2), batchB = b.shape.slice(0, -2);
   const batchShape = batchA.length === 0 && batchB.length === 0 ? [] : broadcastShapes(() => `matmul: ${desc()}: batch dims`, batchA, batchB);
-  const out = empty([...batchShape, m, n]);
+  const out = emptyUninit([...batchShape, m, n]);
   bmm(
     { data: a.data, strides: batchStrides(batchA, batchShape, ar * ac), matSize: ar * ac },
     { data: b.data, strides: batchStrides(batchB, batchShape, br * bc), matSize: br * bc },

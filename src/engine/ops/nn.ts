@@ -7,7 +7,8 @@ import type { Rng } from "../../util/rng.js";
 import { ShapeError, fmtShape } from "../../util/errors.js";
 import { backend } from "../backends/index.js";
 import type { AttentionParams } from "../backends/kernels.js";
-import { Tensor, empty, needsGrad, record } from "../tensor.js";
+import { allocUninit, allocZeroed, release } from "../pool.js";
+import { Tensor, emptyUninit, needsGrad, record } from "../tensor.js";
 import { affine, mul } from "./elementwise.js";
 import type { RuleTable } from "./op-set.js";
 import { sum } from "./reduce.js";
@@ -25,7 +26,7 @@ export function embedding(table: Tensor, ids: Int32Array, idsShape: readonly num
     const id = ids[i]!;
     if (id < 0 || id >= v) throw new ShapeError(`embedding: id ${id} at position ${i} out of range for table ${fmtShape(table.shape)}`);
   }
-  const out = empty([...idsShape, d]);
+  const out = emptyUninit([...idsShape, d]);
   backend().gather(table.data, ids, out.data, d);
   return record(out, "embedding", [table], { ids });
 }
@@ -41,7 +42,7 @@ function alongAxis(x: Tensor, axis: number, op: string, f: (t: Tensor) => Tensor
 export function softmax(x: Tensor, axis = -1): Tensor {
   return alongAxis(x, axis, "softmax", (t) => {
     const cols = t.shape[t.ndim - 1]!, rows = t.size / cols;
-    const out = empty(t.shape);
+    const out = emptyUninit(t.shape);
     backend().softmax(t.data, out.data, rows, cols);
     return record(out, "softmax", [t], { rows, cols });
   });
@@ -51,7 +52,7 @@ export function softmax(x: Tensor, axis = -1): Tensor {
 export function logSoftmax(x: Tensor, axis = -1): Tensor {
   return alongAxis(x, axis, "logSoftmax", (t) => {
     const cols = t.shape[t.ndim - 1]!, rows = t.size / cols;
-    const out = empty(t.shape);
+    const out = emptyUninit(t.shape);
     backend().logSoftmax(t.data, out.data, rows, cols);
     return record(out, "logSoftmax", [t], { rows, cols });
   });
@@ -79,7 +80,7 @@ export function crossEntropy(logits: Tensor, targets: Int32Array, opts: CrossEnt
     if (t < 0 || t >= cols) throw new ShapeError(`crossEntropy: target ${t} at row ${r} out of range for logits ${fmtShape(logits.shape)}`);
     count++;
   }
-  const loss = empty([rows]);
+  const loss = emptyUninit([rows]);
   const lse = new Float32Array(rows);
   backend().crossEntropy(logits.data, targets, loss.data, lse, rows, cols, ignoreIndex);
   const perRow = record(loss, "crossEntropy", [logits], { targets, lse, ignoreIndex });
@@ -100,7 +101,7 @@ function checkNormWeight(op: string, x: Tensor, w: Tensor, b: Tensor | null): nu
 export function layerNorm(x: Tensor, w: Tensor, b: Tensor | null, eps = 1e-5): Tensor {
   const cols = checkNormWeight("layerNorm", x, w, b);
   const rows = x.size / cols;
-  const out = empty(x.shape);
+  const out = emptyUninit(x.shape);
   const mean = new Float32Array(rows), rstd = new Float32Array(rows);
   backend().layerNorm(x.data, w.data, b ? b.data : null, out.data, mean, rstd, rows, cols, eps);
   return record(out, "layerNorm", b ? [x, w, b] : [x, w], { mean, rstd, rows, cols });
@@ -110,7 +111,7 @@ export function layerNorm(x: Tensor, w: Tensor, b: Tensor | null, eps = 1e-5): T
 export function rmsNorm(x: Tensor, w: Tensor, eps = 1e-6): Tensor {
   const cols = checkNormWeight("rmsNorm", x, w, null);
   const rows = x.size / cols;
-  const out = empty(x.shape);
+  const out = emptyUninit(x.shape);
   const rstd = new Float32Array(rows);
   backend().rmsNorm(x.data, w.data, out.data, rstd, rows, cols, eps);
   return record(out, "rmsNorm", [x, w], { rstd, rows, cols });
@@ -124,7 +125,7 @@ export function rope(x: Tensor, opts: RopeOptions = {}): Tensor {
   if (x.ndim !== 4 || x.shape[3]! % 2 !== 0) throw new ShapeError(`rope: x must be (B, H, T, D) with even D, got ${fmtShape(x.shape)}`);
   const [b, h, t, d] = x.shape as [number, number, number, number];
   const posOffset = opts.posOffset ?? 0, theta = opts.theta ?? 10000;
-  const out = empty(x.shape);
+  const out = emptyUninit(x.shape);
   backend().rope(x.data, out.data, b * h, t, d, posOffset, theta, false);
   return record(out, "rope", [x], { batchHeads: b * h, t, headDim: d, posOffset, theta });
 }
@@ -133,7 +134,7 @@ export function rope(x: Tensor, opts: RopeOptions = {}): Tensor {
 export function dropout(x: Tensor, p: number, rng: Rng, training = true): Tensor {
   if (!(p >= 0 && p < 1)) throw new ShapeError(`dropout: p must be in [0, 1), got ${p}`);
   if (p === 0 || !training) return x;
-  const mask = empty(x.shape);
+  const mask = emptyUninit(x.shape);
   const keep = 1 / (1 - p);
   const m = mask.data;
   for (let i = 0; i < m.length; i++) m[i] = rng.random() < p ? 0 : keep;
@@ -171,11 +172,26 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   const params: AttentionParams = {
     batch, heads, kvHeads, tq, tk, headDim, scale: opts.scale ?? 1 / Math.sqrt(headDim), causal: opts.causal ?? true,
   };
-  const out = empty(q.shape);
-  const probs = new Float32Array(batch * heads * tq * tk);
+  const out = emptyUninit(q.shape);
+  const probs = allocZeroed(batch * heads * tq * tk);
   backend().attention(q.data, k.data, v.data, out.data, probs, mask, params);
-  if (!needsGrad(q, k, v)) return out;
+  if (!needsGrad(q, k, v)) {
+    release(probs);
+    return out;
+  }
   return record(out, "attention", [q, k, v], { probs, params });
+}
+
+// Throwaway gradient outputs for inputs that need none (fused backward kernels write all of them).
+const scratchList: Float32Array[] = [];
+function scratch(n: number): Float32Array {
+  const b = allocZeroed(n);
+  scratchList.push(b);
+  return b;
+}
+function releaseScratch(): void {
+  for (const b of scratchList) release(b);
+  scratchList.length = 0;
 }
 
 /** NN-op rules, each with its derivative. */
@@ -203,31 +219,36 @@ export const nnRules: RuleTable<"embedding" | "softmax" | "logSoftmax" | "crossE
   },
   // xhat = (x - mu) rstd: dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy w; dw = sum dy xhat; db = sum dy
   layerNorm: ({ mean, rstd, rows, cols }, dy, _out, [x, w, b], grad) => {
-    const dx = grad(0) ?? new Float32Array(x!.size);
-    const dw = grad(1) ?? new Float32Array(cols);
-    const db = b ? grad(2) ?? new Float32Array(cols) : null;
+    const dx = grad(0) ?? scratch(x!.size);
+    const dw = grad(1) ?? scratch(cols);
+    const db = b ? grad(2) ?? scratch(cols) : null;
     backend().layerNormBackward(x!.data, w!.data, mean, rstd, dy, dx, dw, db, rows, cols);
+    releaseScratch();
   },
   // xhat = x rstd: dx = rstd (g - xhat mean(g xhat)), g = dy w; dw = sum dy xhat
   rmsNorm: ({ rstd, rows, cols }, dy, _out, [x, w], grad) => {
-    const dx = grad(0) ?? new Float32Array(x!.size);
-    const dw = grad(1) ?? new Float32Array(cols);
+    const dx = grad(0) ?? scratch(x!.size);
+    const dw = grad(1) ?? scratch(cols);
     backend().rmsNormBackward(x!.data, w!.data, rstd, dy, dx, dw, rows, cols);
+    releaseScratch();
   },
   // y = R(pos) x with R orthogonal: dx = R(pos)^T dy = R(-pos) dy
   rope: ({ batchHeads, t, headDim, posOffset, theta }, dy, _out, _inputs, grad) => {
     const dx = grad(0);
     if (!dx) return;
     const k = backend();
-    const tmp = new Float32Array(dy.length);
+    const tmp = allocUninit(dy.length);
     k.rope(dy, tmp, batchHeads, t, headDim, posOffset, theta, true);
     k.axpy(1, tmp, dx);
+    release(tmp);
   },
   // o = P v, P = softmax(s q k^T): dv = P^T do; dP = do v^T; dS = P (dP - rowsum(P dP)); dq = s dS k; dk = s dS^T q
   attention: ({ probs, params }, dy, _out, [q, k, v], grad) => {
-    const dq = grad(0) ?? new Float32Array(q!.size);
-    const dk = grad(1) ?? new Float32Array(k!.size);
-    const dv = grad(2) ?? new Float32Array(v!.size);
+    const dq = grad(0) ?? scratch(q!.size);
+    const dk = grad(1) ?? scratch(k!.size);
+    const dv = grad(2) ?? scratch(v!.size);
     backend().attentionBackward(q!.data, k!.data, v!.data, probs, dy, dq, dk, dv, params);
+    releaseScratch();
+    release(probs); // saved state dies with the node
   },
 };

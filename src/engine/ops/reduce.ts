@@ -1,7 +1,7 @@
 /** Reductions: sum and mean over any axes, max over one axis, each beside its gradient rule. */
 import { ShapeError, fmtShape } from "../../util/errors.js";
 import { backend } from "../backends/index.js";
-import { Tensor, empty, needsGrad, record } from "../tensor.js";
+import { Tensor, empty, emptyUninit, needsGrad, record } from "../tensor.js";
 import { affine } from "./elementwise.js";
 import type { RuleTable } from "./op-set.js";
 import { normAxis, stridesOf } from "./shape-util.js";
@@ -58,7 +58,7 @@ export function max(x: Tensor, axis: number, keepDims = false): Tensor {
   const cols = x.shape[a]!;
   const rows = x.size / cols;
   const outShape = keepDims ? [...x.shape.slice(0, -1), 1] : x.shape.slice(0, -1);
-  const out = empty(outShape);
+  const out = emptyUninit(outShape);
   const argmax = new Int32Array(rows);
   backend().maxRows(x.data, out.data, argmax, rows, cols);
   if (!needsGrad(x)) return out;

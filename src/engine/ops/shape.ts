@@ -1,7 +1,7 @@
 /** Shape ops: reshape (shares storage), permute/transpose, slice and concat (strided copies), with gradients. */
 import { ShapeError, fmtShape } from "../../util/errors.js";
 import { backend } from "../backends/index.js";
-import { Tensor, empty, record, shapeSize } from "../tensor.js";
+import { Tensor, emptyUninit, record, shapeSize } from "../tensor.js";
 import type { RuleTable } from "./op-set.js";
 import { normAxis, sameShape, stridesOf } from "./shape-util.js";
 
@@ -31,7 +31,7 @@ export function permute(x: Tensor, dims: readonly number[]): Tensor {
   const xs = stridesOf(x.shape);
   const shape = d.map((a) => x.shape[a]!);
   const stridesX = d.map((a) => xs[a]!);
-  const out = empty(shape);
+  const out = emptyUninit(shape);
   backend().stridedCopy(x.data, 0, stridesX, out.data, 0, stridesOf(shape), shape, false);
   return record(out, "permute", [x], { stridesX });
 }
@@ -57,7 +57,7 @@ export function slice(x: Tensor, axis: number, start: number, end: number): Tens
   shape[a] = e - s;
   const stridesX = stridesOf(x.shape);
   const offset = s * stridesX[a]!;
-  const out = empty(shape);
+  const out = emptyUninit(shape);
   backend().stridedCopy(x.data, offset, stridesX, out.data, 0, stridesOf(shape), shape, false);
   return record(out, "slice", [x], { offset, stridesX });
 }
@@ -74,7 +74,7 @@ export function concat(xs: readonly Tensor[], axis: number): Tensor {
   if (xs.length === 1) return first;
   const shape = first.shape.slice();
   shape[a] = xs.reduce((s, x) => s + x.shape[a]!, 0);
-  const out = empty(shape);
+  const out = emptyUninit(shape);
   const stridesOut = stridesOf(shape);
   const k = backend();
   const offsets: number[] = [];
