@@ -6,6 +6,7 @@
         "native/addon.cc",
         "native/thread-pool.cc",
         "native/matmul.cc",
+        "native/microkernel-avx512.cc",
         "native/elementwise.cc",
         "native/rows.cc",
         "native/attention.cc",

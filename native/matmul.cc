@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "scratch.h"
@@ -13,19 +14,26 @@
 #include "thread-pool.h"
 
 namespace rlvr {
+
+// microkernel-avx512.cc (compiled for AVX-512F; called only when the CPU has it).
+void microKernel12x32(long kc, const float* Ap, const float* Bp, float* C, long ldc, bool acc, long mr, long nr);
+
 namespace {
 
-constexpr long MR = 6, NR = 16;
-constexpr long KC = 256;   // packed B micro-panel (KC x NR) = 16 KiB stays in L1
-constexpr long MC = 120;   // packed A block (MC x KC) = 120 KiB stays in L2
+constexpr long KC = 256;   // packed B micro-panel (KC x NR) = 16-32 KiB stays in L1
+constexpr long MC = 120;   // packed A block (MC x KC) = 120 KiB stays in L2 (a multiple of both MRs)
 constexpr long NC = 3072;  // packed B block (KC x NC) = 3 MiB
 constexpr long kGemvRows = 4;
+
+// A micro-kernel: C[0:MR, 0:NR] (+)= packed A panel x packed B panel, writing only mr x nr.
+using MicroKernel = void (*)(long kc, const float* Ap, const float* Bp, float* C, long ldc, bool acc, long mr, long nr);
 
 thread_local Scratch tlA, tlB, tlC;
 
 inline long ceilDiv(long a, long b) { return (a + b - 1) / b; }
 
 // Packs rows [i0, i0+mr) x cols [p0, p0+kc) of op(A) as out[p*MR + i], zero-padding rows past mr.
+template <long MR>
 void packA(const GemmDesc& d, long i0, long mr, long p0, long kc, float* out) {
   if (d.rsA == 1) {
     for (long p = 0; p < kc; p++) {
@@ -41,16 +49,13 @@ void packA(const GemmDesc& d, long i0, long mr, long p0, long kc, float* out) {
     const float* r0 = d.a + i0 * d.rsA + p0;
     const long s = d.rsA;
     long p = 0;
-    // 8 columns at a time: load 6 rows x 8, write 8 groups of 6.
+    // 8 columns at a time: load MR rows x 8, write 8 groups of MR.
     for (; p + 8 <= kc; p += 8) {
-      __m256 v0 = _mm256_loadu_ps(r0 + p), v1 = _mm256_loadu_ps(r0 + s + p), v2 = _mm256_loadu_ps(r0 + 2 * s + p);
-      __m256 v3 = _mm256_loadu_ps(r0 + 3 * s + p), v4 = _mm256_loadu_ps(r0 + 4 * s + p), v5 = _mm256_loadu_ps(r0 + 5 * s + p);
-      alignas(32) float t[6][8];
-      _mm256_store_ps(t[0], v0); _mm256_store_ps(t[1], v1); _mm256_store_ps(t[2], v2);
-      _mm256_store_ps(t[3], v3); _mm256_store_ps(t[4], v4); _mm256_store_ps(t[5], v5);
+      alignas(32) float t[MR][8];
+      for (long i = 0; i < MR; i++) _mm256_store_ps(t[i], _mm256_loadu_ps(r0 + i * s + p));
       float* o = out + p * MR;
       for (int q = 0; q < 8; q++)
-        for (int i = 0; i < 6; i++) o[q * MR + i] = t[i][q];
+        for (long i = 0; i < MR; i++) o[q * MR + i] = t[i][q];
     }
     for (; p < kc; p++)
       for (long i = 0; i < MR; i++) out[p * MR + i] = r0[i * s + p];
@@ -81,12 +86,12 @@ inline void transpose8(__m256& r0, __m256& r1, __m256& r2, __m256& r3, __m256& r
 }
 
 // Packs rows [p0, p0+kc) x cols [j0, j0+nr) of op(B) as out[p*NR + j], zero-padding columns past nr.
+template <long NR>
 void packB(const GemmDesc& d, long p0, long kc, long j0, long nr, float* out) {
   if (d.csB == 1 && nr == NR) {
     for (long p = 0; p < kc; p++) {
       const float* src = d.b + (p0 + p) * d.rsB + j0;
-      _mm256_store_ps(out + p * NR, _mm256_loadu_ps(src));
-      _mm256_store_ps(out + p * NR + 8, _mm256_loadu_ps(src + 8));
+      for (long q = 0; q < NR; q += 8) _mm256_store_ps(out + p * NR + q, _mm256_loadu_ps(src + q));
     }
     return;
   }
@@ -95,7 +100,7 @@ void packB(const GemmDesc& d, long p0, long kc, long j0, long nr, float* out) {
     const long s = d.csB;
     long p = 0;
     for (; p + 8 <= kc; p += 8) {
-      for (long h = 0; h < 2; h++) {
+      for (long h = 0; h < NR / 8; h++) {
         const float* src = d.b + (j0 + 8 * h) * s + p0 + p;
         __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + s), r2 = _mm256_loadu_ps(src + 2 * s);
         __m256 r3 = _mm256_loadu_ps(src + 3 * s), r4 = _mm256_loadu_ps(src + 4 * s), r5 = _mm256_loadu_ps(src + 5 * s);
@@ -119,8 +124,10 @@ void packB(const GemmDesc& d, long p0, long kc, long j0, long nr, float* out) {
   }
 }
 
+constexpr long MR2 = 6, NR2 = 16;  // the AVX2 micro-kernel tile
+
 // C[0:6, 0:16] (+)= Ap (kc x 6) ^T . Bp (kc x 16). Full tiles write C directly; partial ones go through a buffer.
-void microKernel(long kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, bool acc, long mr,
+void microKernel6x16(long kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, bool acc, long mr,
                  long nr) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
@@ -139,12 +146,12 @@ void microKernel(long kc, const float* __restrict Ap, const float* __restrict Bp
     c40 = _mm256_fmadd_ps(a, b0, c40); c41 = _mm256_fmadd_ps(a, b1, c41);
     a = _mm256_broadcast_ss(Ap + 5);
     c50 = _mm256_fmadd_ps(a, b0, c50); c51 = _mm256_fmadd_ps(a, b1, c51);
-    Ap += MR;
-    Bp += NR;
+    Ap += MR2;
+    Bp += NR2;
   }
   __m256 r[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
-  if (mr == MR && nr == NR) {
-    for (long i = 0; i < MR; i++) {
+  if (mr == MR2 && nr == NR2) {
+    for (long i = 0; i < MR2; i++) {
       float* ci = C + i * ldc;
       if (acc) {
         _mm256_storeu_ps(ci, _mm256_add_ps(_mm256_loadu_ps(ci), r[2 * i]));
@@ -156,28 +163,29 @@ void microKernel(long kc, const float* __restrict Ap, const float* __restrict Bp
     }
     return;
   }
-  alignas(32) float t[MR * NR];
-  for (long i = 0; i < MR; i++) {
-    _mm256_store_ps(t + i * NR, r[2 * i]);
-    _mm256_store_ps(t + i * NR + 8, r[2 * i + 1]);
+  alignas(32) float t[MR2 * NR2];
+  for (long i = 0; i < MR2; i++) {
+    _mm256_store_ps(t + i * NR2, r[2 * i]);
+    _mm256_store_ps(t + i * NR2 + 8, r[2 * i + 1]);
   }
   for (long i = 0; i < mr; i++) {
     float* ci = C + i * ldc;
     if (acc)
-      for (long j = 0; j < nr; j++) ci[j] += t[i * NR + j];
+      for (long j = 0; j < nr; j++) ci[j] += t[i * NR2 + j];
     else
-      for (long j = 0; j < nr; j++) ci[j] = t[i * NR + j];
+      for (long j = 0; j < nr; j++) ci[j] = t[i * NR2 + j];
   }
 }
 
 // Multiplies packed rows [i0, i0+mc) (panels starting at Ap) by packed columns [j0, j0+nc) (panels at Bp).
+template <long MR, long NR, MicroKernel K>
 void macroKernel(const GemmDesc& d, long kc, const float* Ap, const float* Bp, long i0, long mc, long j0, long nc, bool acc) {
   for (long jr = 0; jr < nc; jr += NR) {
     long nr = std::min(NR, nc - jr);
     const float* bp = Bp + (jr / NR) * NR * kc;
     for (long ir = 0; ir < mc; ir += MR) {
       long mr = std::min(MR, mc - ir);
-      microKernel(kc, Ap + (ir / MR) * MR * kc, bp, d.c + (i0 + ir) * d.ldc + j0 + jr, d.ldc, acc, mr, nr);
+      K(kc, Ap + (ir / MR) * MR * kc, bp, d.c + (i0 + ir) * d.ldc + j0 + jr, d.ldc, acc, mr, nr);
     }
   }
 }
@@ -187,6 +195,7 @@ void zeroOrKeep(const GemmDesc& d) {
   for (long i = 0; i < d.m; i++) std::memset(d.c + i * d.ldc, 0, sizeof(float) * d.n);
 }
 
+template <long MR, long NR, MicroKernel K>
 void gemmSerial(const GemmDesc& d) {
   for (long jc = 0; jc < d.n; jc += NC) {
     long nc = std::min(NC, d.n - jc);
@@ -194,17 +203,18 @@ void gemmSerial(const GemmDesc& d) {
       long kc = std::min(KC, d.k - pc);
       bool acc = d.accumulate || pc > 0;
       float* Bp = tlB.get(ceilDiv(nc, NR) * NR * kc);
-      for (long jr = 0; jr < nc; jr += NR) packB(d, pc, kc, jc + jr, std::min(NR, nc - jr), Bp + (jr / NR) * NR * kc);
+      for (long jr = 0; jr < nc; jr += NR) packB<NR>(d, pc, kc, jc + jr, std::min(NR, nc - jr), Bp + (jr / NR) * NR * kc);
       for (long ic = 0; ic < d.m; ic += MC) {
         long mc = std::min(MC, d.m - ic);
         float* Ap = tlA.get(ceilDiv(mc, MR) * MR * kc);
-        for (long ir = 0; ir < mc; ir += MR) packA(d, ic + ir, std::min(MR, mc - ir), pc, kc, Ap + (ir / MR) * MR * kc);
-        macroKernel(d, kc, Ap, Bp, ic, mc, jc, nc, acc);
+        for (long ir = 0; ir < mc; ir += MR) packA<MR>(d, ic + ir, std::min(MR, mc - ir), pc, kc, Ap + (ir / MR) * MR * kc);
+        macroKernel<MR, NR, K>(d, kc, Ap, Bp, ic, mc, jc, nc, acc);
       }
     }
   }
 }
 
+template <long MR, long NR, MicroKernel K>
 void gemmParallel(const GemmDesc& d) {
   const int T = poolThreads();
   for (long jc = 0; jc < d.n; jc += NC) {
@@ -224,10 +234,10 @@ void gemmParallel(const GemmDesc& d) {
       float* Bp = tlB.get(panB * NR * kc);
       parallelFor(panA + panB, 4, [&](long b, long e, int) {
         for (long q = b; q < e; q++) {
-          if (q < panA) packA(d, q * MR, std::min(MR, d.m - q * MR), pc, kc, Ap + q * MR * kc);
+          if (q < panA) packA<MR>(d, q * MR, std::min(MR, d.m - q * MR), pc, kc, Ap + q * MR * kc);
           else {
             long jr = (q - panA) * NR;
-            packB(d, pc, kc, jc + jr, std::min(NR, nc - jr), Bp + (q - panA) * NR * kc);
+            packB<NR>(d, pc, kc, jc + jr, std::min(NR, nc - jr), Bp + (q - panA) * NR * kc);
           }
         }
       });
@@ -235,7 +245,7 @@ void gemmParallel(const GemmDesc& d) {
         for (long t = b; t < e; t++) {
           long ti = t / nTiles, tj = t % nTiles;
           long i0 = ti * mcT, j0 = tj * ncT;
-          macroKernel(d, kc, Ap + (i0 / MR) * MR * kc, Bp + (j0 / NR) * NR * kc, i0, std::min(mcT, d.m - i0), jc + j0,
+          macroKernel<MR, NR, K>(d, kc, Ap + (i0 / MR) * MR * kc, Bp + (j0 / NR) * NR * kc, i0, std::min(mcT, d.m - i0), jc + j0,
                       std::min(ncT, nc - j0), acc);
         }
       });
@@ -329,6 +339,15 @@ bool gemv(const GemmDesc& d, bool parallel) {
 
 }  // namespace
 
+bool useAvx512() {
+  static const bool use = [] {
+    const char* off = std::getenv("RLVR_NO_AVX512");
+    __builtin_cpu_init();
+    return !(off && *off && *off != '0') && __builtin_cpu_supports("avx512f");
+  }();
+  return use;
+}
+
 void gemm(const GemmDesc& d, bool parallel) {
   if (d.m <= 0 || d.n <= 0) return;
   if (d.k <= 0) {
@@ -336,8 +355,14 @@ void gemm(const GemmDesc& d, bool parallel) {
     return;
   }
   if (d.m <= kGemvRows && gemv(d, parallel)) return;
-  if (parallel && poolThreads() > 1 && d.m * d.n * d.k >= 64L * 64 * 64) gemmParallel(d);
-  else gemmSerial(d);
+  const bool par = parallel && poolThreads() > 1 && d.m * d.n * d.k >= 64L * 64 * 64;
+  if (useAvx512()) {
+    if (par) gemmParallel<12, 32, microKernel12x32>(d);
+    else gemmSerial<12, 32, microKernel12x32>(d);
+  } else {
+    if (par) gemmParallel<MR2, NR2, microKernel6x16>(d);
+    else gemmSerial<MR2, NR2, microKernel6x16>(d);
+  }
 }
 
 void matmul(const float* a, const float* b, float* c, long batch, long m, long n, long k, bool transA, bool transB,

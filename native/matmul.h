@@ -16,6 +16,9 @@ struct GemmDesc {
   bool accumulate;
 };
 
+/** True when the AVX-512 micro-kernel is in use (CPU has AVX-512F and RLVR_NO_AVX512 is unset). */
+bool useAvx512();
+
 /** One product; `parallel` lets it use the thread pool (false inside an already-parallel region). */
 void gemm(const GemmDesc& d, bool parallel);
 

@@ -36,11 +36,11 @@ static inline __m256i tailMask(long n) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits + 8 - n));
 }
 
-/** e^x; NaN propagates, x < -87.3 gives 0, x > 88.7 gives +inf. */
+/** e^x; NaN propagates, x < -87.33 gives 0 (no denormals), x > ln(FLT_MAX) gives +inf. */
 static inline __m256 exp8(__m256 x) {
-  const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-88.3762626647949f);
+  const __m256 hi = _mm256_set1_ps(88.7228f), lo = _mm256_set1_ps(-88.0f);
   __m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33f), _CMP_LT_OQ);
-  __m256 over = _mm256_cmp_ps(x, _mm256_set1_ps(88.72f), _CMP_GT_OQ);
+  __m256 over = _mm256_cmp_ps(x, _mm256_set1_ps(88.7228f), _CMP_GT_OQ);
   __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x));  // x second: NaN passes through
   __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(xc, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
   xc = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
@@ -53,8 +53,12 @@ static inline __m256 exp8(__m256 x) {
   y = _mm256_fmadd_ps(y, xc, _mm256_set1_ps(5.0000001201E-1f));
   __m256 x2 = _mm256_mul_ps(xc, xc);
   y = _mm256_fmadd_ps(y, x2, _mm256_add_ps(xc, _mm256_set1_ps(1.0f)));
-  __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  y = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  // 2^fx as two factors so that fx = 128 (x near ln FLT_MAX) and fx = -126 both stay representable.
+  __m256i n = _mm256_cvttps_epi32(fx);
+  __m256i n1 = _mm256_srai_epi32(n, 1), n2 = _mm256_sub_epi32(n, n1);
+  __m256i e1 = _mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23);
+  __m256i e2 = _mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23);
+  y = _mm256_mul_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e1)), _mm256_castsi256_ps(e2));
   y = _mm256_andnot_ps(under, y);
   return _mm256_blendv_ps(y, _mm256_set1_ps(INFINITY), over);
 }

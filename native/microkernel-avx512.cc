@@ -1,0 +1,54 @@
+// The AVX-512 GEMM micro-kernel (12x32: 24 zmm accumulators), compiled for AVX-512F by a target pragma and only
+// called after a run-time CPU check (matmul.cc). This file deliberately includes no project headers and uses no
+// inline library templates, so no AVX-512 instance of a shared inline function can leak into the rest of the
+// addon through the linker.
+#pragma GCC target("avx512f")
+#include <immintrin.h>
+
+namespace rlvr {
+
+// C[0:12, 0:32] (+)= Ap (kc x 12)^T . Bp (kc x 32); partial tiles (mr < 12 or nr < 32) go through a buffer.
+void microKernel12x32(long kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, bool acc,
+                      long mr, long nr) {
+  __m512 c[12][2];
+  for (int i = 0; i < 12; i++) c[i][0] = c[i][1] = _mm512_setzero_ps();
+  for (long p = 0; p < kc; p++) {
+    __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
+    _mm_prefetch(reinterpret_cast<const char*>(Bp + 256), _MM_HINT_T0);
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++) {
+      __m512 a = _mm512_set1_ps(Ap[i]);
+      c[i][0] = _mm512_fmadd_ps(a, b0, c[i][0]);
+      c[i][1] = _mm512_fmadd_ps(a, b1, c[i][1]);
+    }
+    Ap += 12;
+    Bp += 32;
+  }
+  if (mr == 12 && nr == 32) {
+    for (int i = 0; i < 12; i++) {
+      float* ci = C + i * ldc;
+      if (acc) {
+        c[i][0] = _mm512_add_ps(c[i][0], _mm512_loadu_ps(ci));
+        c[i][1] = _mm512_add_ps(c[i][1], _mm512_loadu_ps(ci + 16));
+      }
+      _mm512_storeu_ps(ci, c[i][0]);
+      _mm512_storeu_ps(ci + 16, c[i][1]);
+    }
+    return;
+  }
+  // Partial tile: masked stores of the valid columns of the valid rows.
+  const __mmask16 m0 = nr >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << nr) - 1);
+  const __mmask16 m1 = nr >= 32 ? static_cast<__mmask16>(0xFFFF) : nr <= 16 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << (nr - 16)) - 1);
+  for (long i = 0; i < mr; i++) {
+    float* ci = C + i * ldc;
+    __m512 v0 = c[i][0], v1 = c[i][1];
+    if (acc) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, ci));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, ci + 16));
+    }
+    _mm512_mask_storeu_ps(ci, m0, v0);
+    _mm512_mask_storeu_ps(ci + 16, m1, v1);
+  }
+}
+
+}  // namespace rlvr
