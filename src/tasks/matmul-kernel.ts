@@ -4,7 +4,8 @@
  * in a fenced ```js block, and is timed against the naive kernel in separate isolates. Terms: `speed` (weight 1,
  * `kernel-speed`: clip(S − 1, −0.9, 9), −1 on any failed gate) and `correct` (weight 0, `kernel-correct`, the
  * pass@k term). The gold completion is the naive kernel: correct, S ≈ 1, speed ≈ 0 — a warm-start that teaches the
- * format, not speed.
+ * format, not speed. With `language: "wat"` the kernel is a WebAssembly text module (rewards/kernel/wat.ts) and
+ * the gold is the naive module.
  *
  * Shapes are drawn so that one naive call does at least 64·64·128 multiply-adds (about 1 ms on a 2020s core, the
  * spec's timer-resolution floor, §10.2 #5).
@@ -23,6 +24,7 @@ const DIMS = [64, 96, 128, 160, 192, 256] as const;
 export const matmulKernelOptions = z
   .object({
     profile: z.enum(["test", "train", "paper"]).default("train").describe("timing profile of the reward"),
+    language: z.enum(["js", "wat"]).default("js").describe("kernel language: JavaScript, or WebAssembly text"),
     maxDim: z.number().int().min(64).max(256).default(256).describe("largest m, n or k"),
     minMacs: z.number().int().positive().default(64 * 64 * 128).describe("smallest m·n·k"),
   })
@@ -32,7 +34,15 @@ export const matmulKernelOptions = z
 export type MatmulKernelOptions = z.infer<typeof matmulKernelOptions>;
 
 /** The prompt for one shape. */
-export function kernelPrompt(g: KernelGold): string {
+export function kernelPrompt(g: KernelGold, language: "js" | "wat" = "js"): string {
+  if (language === "wat") {
+    return (
+      `Write the fastest correct WebAssembly text module for C = A·B with m=${g.m}, n=${g.n}, k=${g.k} (f32, row-major).\n` +
+      `Export "memory" and func "matmul" (param a b c m n k i32): a, b, c are byte offsets of A, B and C in that memory; ` +
+      `write all m·n values of C. No imports. Answer with one fenced \`\`\`wat block; it is timed against the naive ` +
+      `JavaScript triple loop and must match a float64 reference to rtol 1e-4.`
+    );
+  }
   return (
     `Write the fastest correct JavaScript kernel for C = A·B with m=${g.m}, n=${g.n}, k=${g.k} (float32, row-major).\n` +
     `Define function matmul(A, B, C, m, n, k): A is a Float32Array of m·k, B of k·n, and you must write all m·n ` +
@@ -46,13 +56,14 @@ export function kernelPrompt(g: KernelGold): string {
 export function createMatmulKernelTask(options: Partial<MatmulKernelOptions> = {}): Task<KernelGold> {
   const o = matmulKernelOptions.parse(options);
   const dims = DIMS.filter((d) => d <= o.maxDim);
+  const rewardOptions = { profile: o.profile, language: o.language };
   const terms: RewardTerm[] = [
-    { name: "speed", reward: "kernel-speed", weight: 1, options: { profile: o.profile } },
-    { name: "correct", reward: "kernel-correct", weight: 0, options: { profile: o.profile } },
+    { name: "speed", reward: "kernel-speed", weight: 1, options: rewardOptions },
+    { name: "correct", reward: "kernel-correct", weight: 0, options: rewardOptions },
   ];
   return {
     name: "matmul-kernel",
-    description: `write a fast JS matmul kernel (dims from ${dims.join(", ")}); timed against the naive kernel`,
+    description: `write a fast ${o.language === "wat" ? "WebAssembly-text" : "JS"} matmul kernel (dims from ${dims.join(", ")}); timed against the naive JS kernel`,
     terms,
     correctTerm: "correct",
     maxNewTokens: 1024,
@@ -62,7 +73,7 @@ export function createMatmulKernelTask(options: Partial<MatmulKernelOptions> = {
           const [m, n, k] = [rng.choice(dims), rng.choice(dims), rng.choice(dims)];
           if (m * n * k < o.minMacs) continue;
           const gold: KernelGold = { m, n, k, dtype: "float32", baseline: "naive" };
-          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold), gold, goldCompletion: naiveKernelCompletion() };
+          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold, o.language), gold, goldCompletion: naiveKernelCompletion(o.language) };
         }
       });
     },

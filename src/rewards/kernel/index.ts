@@ -5,3 +5,4 @@ export { v8Backend } from "./js-backend.js";
 export { staticScreen } from "./static-screen.js";
 export { NAIVE_MATMUL, BLOCKED_MATMUL, BASELINES } from "./baselines.js";
 export { PROFILES, type KernelBackend, type LoadedKernel, type KernelEvaluation, type MatmulShape, type TimingProfile, type CheckRecord, type PlacedBuffers, type TimedCall } from "./types.js";
+export { compileWat, watGlueSource, NAIVE_MATMUL_WAT } from "./wat.js";

@@ -18,6 +18,7 @@ import type { RewardResult, RewardSpec } from "../types.js";
 import { moduleUrl, sharedPool } from "../sandbox/pool.js";
 import { BASELINES, NAIVE_MATMUL } from "./baselines.js";
 import type { KernelJobArgs } from "./job.js";
+import { NAIVE_MATMUL_WAT } from "./wat.js";
 import { PROFILES, type KernelEvaluation } from "./types.js";
 
 /** Gold of a kernel example: the shape, dtype and baseline kernel id. */
@@ -40,7 +41,8 @@ export const kernelOptions = z
     lengthUnitChars: z.number().positive().default(1000).describe("lengthPenalty = source chars / this"),
     maxSourceChars: z.number().int().positive().default(65_536),
     spotCheckRate: z.number().min(0.05).max(1).default(0.1),
-    allowWasm: z.boolean().default(false).describe("grant WebAssembly to the kernel (wasm-kernel tasks)"),
+    allowWasm: z.boolean().default(false).describe("grant WebAssembly to a JS kernel (wasm-kernel tasks)"),
+    language: z.enum(["js", "wat"]).default("js").describe("kernel language: a ```js function, or a ```wat module (wasm-kernel tasks)"),
     seed: z.number().int().default(0),
   })
   .strict();
@@ -48,11 +50,12 @@ export const kernelOptions = z
 /** Options after defaults. */
 export type KernelOptions = z.infer<typeof kernelOptions>;
 
-/** The kernel source of a completion: the last fenced js block after the last </think>. */
-export function extractKernel(completion: string): string | null {
+/** The kernel source of a completion: the last fenced js (or wat) block after the last </think>. */
+export function extractKernel(completion: string, language: "js" | "wat" = "js"): string | null {
   const cut = completion.lastIndexOf("</think>");
   const region = cut >= 0 ? completion.slice(cut + "</think>".length) : completion;
-  const blocks = [...region.matchAll(/```[ \t]*(?:js|javascript)[ \t]*\r?\n([\s\S]*?)```/g)];
+  const fence = language === "wat" ? /```[ \t]*(?:wat|wasm)[ \t]*\r?\n([\s\S]*?)```/g : /```[ \t]*(?:js|javascript)[ \t]*\r?\n([\s\S]*?)```/g;
+  const blocks = [...region.matchAll(fence)];
   return blocks.length ? (blocks.at(-1)![1] ?? null) : null;
 }
 
@@ -82,13 +85,13 @@ function validGold(g: KernelGold): string | null {
 async function evaluate(completion: string, gold: KernelGold, o: KernelOptions): Promise<RewardResult> {
   const bad = validGold(gold);
   if (bad) return { score: null, terms: {}, info: { reason: bad } };
-  const source = extractKernel(completion);
+  const source = extractKernel(completion, o.language);
   const fail = (reason: string, extra: Record<string, unknown> = {}): RewardResult => ({
     score: o.gateFailScore,
     terms: { correct: 0, speedup: 0, lengthPenalty: 0 },
     info: { reason, ...extra },
   });
-  if (source === null) return fail("no fenced ```js block with the kernel");
+  if (source === null) return fail(`no fenced \`\`\`${o.language} block with the kernel`);
   if (source.length > o.maxSourceChars) return fail(`kernel source is ${source.length} chars > cap ${o.maxSourceChars}`);
   const profile = PROFILES[o.profile];
   const args: KernelJobArgs = {
@@ -96,6 +99,7 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
     shape: { m: gold.m, n: gold.n, k: gold.k },
     baseline: gold.baseline,
     harness: { profile, seed: o.seed, aggregate: o.aggregate, spotCheckRate: o.spotCheckRate, capSpeedup: o.capSpeedup, allowWasm: o.allowWasm },
+    language: o.language,
   };
   const probeMs = (profile.exactIters + profile.toleranceIters + 2) * 2000;
   const out = await sharedPool().run<KernelEvaluation>({
@@ -138,9 +142,10 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
 
 const EXAMPLE_GOLD: KernelGold = { m: 32, n: 32, k: 32, dtype: "float32", baseline: "naive" };
 
-/** The completion that submits the naive kernel (S ≈ 1, score ≈ 0, correct 1). */
-export function naiveKernelCompletion(): string {
-  return `<think>The naive triple loop is correct for any shape.</think>\n\`\`\`js\n${NAIVE_MATMUL}\n\`\`\``;
+/** The completion that submits the naive kernel (correct 1; for js, S ≈ 1 and score ≈ 0). */
+export function naiveKernelCompletion(language: "js" | "wat" = "js"): string {
+  const src = language === "wat" ? NAIVE_MATMUL_WAT : NAIVE_MATMUL;
+  return `<think>The naive triple loop is correct for any shape.</think>\n\`\`\`${language}\n${src}\n\`\`\``;
 }
 
 /** `kernel-speed`: the speed score (−1 on any failed gate). */
