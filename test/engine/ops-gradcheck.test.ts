@@ -86,6 +86,11 @@ describe.each(E.availableBackends())("gradcheck on %s", (name) => {
     gradcheck((a, b) => E.matmul(a, b, { transA: true }), [randInput([2, 4, 3], 34), randInput([4, 2], 35)]);
   });
 
+  it("linear with and without bias", () => {
+    gradcheck((x, w, b) => E.linear(x, w, b), [randInput([2, 3, 4], 49), randInput([5, 4], 50), randInput([5], 51)]);
+    gradcheck((x, w) => E.linear(x, w, null), [randInput([3, 4], 52), randInput([2, 4], 53)]);
+  });
+
   it("embedding (repeated ids accumulate)", () => {
     const ids = Int32Array.from([2, 0, 2, 1]);
     gradcheck((t) => E.embedding(t, ids, [2, 2]), [randInput([3, 4], 36)]);

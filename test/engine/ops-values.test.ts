@@ -99,6 +99,13 @@ describe.each(E.availableBackends())("op values on %s", (name) => {
     expectClose(C2.data, C.data, 1e-4, 1e-4);
   });
 
+  it("linear = x W^T + b", () => {
+    const w = T([1, 0, 0, 1, 1, 1], [3, 2]);
+    expectClose(E.linear(T([1, 2, 3, 4], [2, 2]), w, T([10, 20, 30], [3])).data, [11, 22, 33, 13, 24, 37]);
+    expectClose(E.linear(T([1, 2], [1, 2]), w, null).data, [1, 2, 3]);
+    expect(() => E.linear(T([1, 2, 3], [1, 3]), w, null)).toThrow("linear: x (1, 3), weight (3, 2): need weight (out, 3) and bias (out)");
+  });
+
   it("embedding gather", () => {
     const table = T([1, 2, 3, 4, 5, 6], [3, 2]);
     const y = E.embedding(table, Int32Array.from([2, 0, 1, 2]), [2, 2]);

@@ -1,8 +1,7 @@
 /** Linear and Embedding layers, with PyTorch/Hugging Face weight layouts so checkpoints map one to one. */
 import type { Rng } from "../../util/rng.js";
 import { ShapeError, fmtShape } from "../../util/errors.js";
-import { add } from "../ops/elementwise.js";
-import { matmul } from "../ops/matmul.js";
+import { linear } from "../ops/matmul.js";
 import { embedding } from "../ops/nn.js";
 import { Tensor, randUniform, randn } from "../tensor.js";
 import { Module } from "./module.js";
@@ -57,8 +56,7 @@ export class Linear extends Module {
 
   /** x (..., in) → (..., out). */
   forward(x: Tensor): Tensor {
-    const y = matmul(x, this.weight, { transB: true });
-    return this.bias ? add(y, this.bias) : y;
+    return linear(x, this.weight, this.bias);
   }
 }
 

@@ -100,8 +100,35 @@ export function matmul(a: Tensor, b: Tensor, opts: MatmulOptions = {}): Tensor {
   return record(out, "matmul", [a, b], { transA, transB, m, n, k: ka, batchShape });
 }
 
-/** Matmul rule. */
-export const matmulRules: RuleTable<"matmul"> = {
+/**
+ * A fully connected layer in one op: x (..., in) @ w^T + b with w (out, in), b (out) or null → (..., out).
+ * The bias is written into the output first and the product accumulates onto it, so no separate add pass.
+ */
+export function linear(x: Tensor, w: Tensor, b: Tensor | null): Tensor {
+  const inF = x.shape[x.ndim - 1]!;
+  if (x.ndim < 1 || w.ndim !== 2 || w.shape[1] !== inF || (b && (b.ndim !== 1 || b.shape[0] !== w.shape[0]))) {
+    throw new ShapeError(`linear: x ${fmtShape(x.shape)}, weight ${fmtShape(w.shape)}${b ? `, bias ${fmtShape(b.shape)}` : ""}: need weight (out, ${inF}) and bias (out)`);
+  }
+  const outF = w.shape[0]!;
+  const rows = x.size / inF;
+  const out = emptyUninit([...x.shape.slice(0, -1), outF]);
+  const k = backend();
+  if (b) k.stridedCopy(b.data, 0, [0, 1], out.data, 0, [outF, 1], [rows, outF], false); // every row = b
+  k.matmul(x.data, w.data, out.data, { batch: 1, m: rows, n: outF, k: inF, transA: false, transB: true, strideA: 0, strideB: 0, accumulate: b !== null });
+  return record(out, "linear", b ? [x, w, b] : [x, w], { rows, inF, outF });
+}
+
+/** Matmul and linear rules. */
+export const matmulRules: RuleTable<"matmul" | "linear"> = {
+  // y = x w^T + b:  dx = dy w,  dw = dy^T x,  db = sum over rows of dy
+  linear: ({ rows, inF, outF }, dy, _out, [x, w, b], grad) => {
+    const k = backend();
+    const dx = grad(0), dw = grad(1), db = b ? grad(2) : null;
+    const flat = { batch: 1, transA: false, transB: false, strideA: 0, strideB: 0, accumulate: true };
+    if (dx) k.matmul(dy, w!.data, dx, { ...flat, m: rows, n: inF, k: outF });
+    if (dw) k.matmul(dy, x!.data, dw, { ...flat, m: outF, n: inF, k: rows, transA: true });
+    if (db) k.stridedCopy(dy, 0, [outF, 1], db, 0, [0, 1], [rows, outF], true);
+  },
   // C = op(A) op(B):  d op(A) = dC op(B)^T,  d op(B) = op(A)^T dC  (then undo each op's transpose)
   matmul: ({ transA, transB, m, n, k, batchShape }, dy, _out, [a, b], grad) => {
     const A = a!, B = b!;

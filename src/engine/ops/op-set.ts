@@ -36,6 +36,8 @@ export interface OpCtx {
   /** Inputs laid side by side along `axis`; `offsets[i]` is input i's element offset in the output. */
   concat: { offsets: number[]; stridesOut: number[] };
   matmul: { transA: boolean; transB: boolean; m: number; n: number; k: number; batchShape: number[] };
+  /** x (rows, in) @ w^T (+ b): a Linear layer's forward in one op. */
+  linear: { rows: number; inF: number; outF: number };
   /** Rows of the table gathered by `ids`. */
   embedding: { ids: Int32Array };
   softmax: { rows: number; cols: number };
