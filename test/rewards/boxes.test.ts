@@ -17,7 +17,7 @@ describe("box IoU and matching (§4.1)", () => {
     [[0, 0, 10, 10], [10, 0, 20, 10], 0, "touching boxes score 0 (no +1 pixel)"],
     [[20, 20, 30, 30], [21, 21, 30, 30], 0.81, "worked example"],
     [[0, 0, 10, 10], [5, 0, 15, 10], 1 / 3, "half overlap"],
-  ] as const)("%j vs %j → %d (%s)", (a, b, v) => expect(boxIou(a as unknown as Box, b as unknown as Box)).toBeCloseTo(v, 12));
+  ] as [number[], number[], number, string][])("%j vs %j → %d (%s)", (a, b, v) => expect(boxIou(a as Box, b as Box)).toBeCloseTo(v, 12));
 
   it("worked example: iou 1.81/3; confidence (0.9+0.6+0.7)/3 under the reference rule, × 2/3 under ours", async () => {
     const ref = await det(GOLD, WORKED, { confidenceRule: "reference" });
@@ -114,7 +114,7 @@ describe("class-match (§4.1 step 7, D-B7)", () => {
     ["golden", 1, "alias"],
     ["retriever", 0, "no substring credit"],
     ["golden retriever dog", 0, "no superstring credit"],
-  ] as const)("%j → %d (%s)", (a, v) => expect(classAccuracy(a, gold)).toBe(v));
+  ] as [string, number, string][])("%j → %d (%s)", (a, v) => expect(classAccuracy(a, gold)).toBe(v));
   it("classList restricts answers", () => expect(classAccuracy("golden", { ...gold, classList: ["Golden Retriever"] })).toBe(0));
   it("4. empty answer or a class list → 0 (the reference's substring test gives 1)", async () => {
     for (const a of ["", "cat dog bird golden retriever"]) {

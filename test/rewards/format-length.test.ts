@@ -13,7 +13,7 @@ describe("format-tags (§2.2)", () => {
     ["<think>a</think>", 0, "missing answer"],
     ["Sure! <think>a</think><answer>b</answer>", 0, "text before the first block"],
     ["<think>a</think> so <answer>b</answer>", 0, "text between blocks"],
-  ] as const)("%j → %d (%s)", (text, expected) => expect(fmt(text)).toBe(expected));
+  ] as [string, number, string][])("%j → %d (%s)", (text, expected) => expect(fmt(text)).toBe(expected));
 
   it("thinkOpenedInPrompt prepends <think> before checking", () => {
     expect(fmt("a\n</think>\n<answer>b</answer>", { thinkOpenedInPrompt: true })).toBe(1);
@@ -34,7 +34,7 @@ describe("format-tags (§2.2)", () => {
     ["videoChatR1", "  <think>a</think><answer>b</answer>  ", 1, "stripped first"],
     ["robotxR1", "<reasoning>a</reasoning><answer>b", 0.5, "tags averaged"],
     ["exgrpo", "<think>\na\n</think> b", 1, "starts with think block"],
-  ] as const)("preset %s on %j → %d (%s)", (preset, text, expected) => expect(fmt(text, { preset })).toBe(expected));
+  ] as [string, string, number, string][])("preset %s on %j → %d (%s)", (preset, text, expected) => expect(fmt(text, { preset })).toBe(expected));
 
   describe("adversarial (§2.3)", () => {
     it("1. two answer blocks", () => expect(fmt("<think>a</think><answer>1</answer><answer>2</answer>")).toBe(0));
@@ -115,5 +115,5 @@ describe("format-tags wd1 preset (xiaohangt/wd1 reward_func.py)", () => {
     ["<reasoning>\nmulti\nline\n</reasoning>\n<answer>\n4\n</answer>\n", 0.5, "Python '.' does not cross newlines: strict and soft both fail, xmlcount 0.5"],
     [`${good}xx`, 0.5 - 0.002 - 0.002, "trailing text: strict fails, 0.001 per char in both count terms"],
     ["<reasoning>r</reasoning> <answer>4</answer>", 0.5, "soft only"],
-  ] as const)("%j → %d (%s)", (text, v) => expect(fmt(text, { preset: "wd1" })).toBeCloseTo(v, 12));
+  ] as [string, number, string][])("%j → %d (%s)", (text, v) => expect(fmt(text, { preset: "wd1" })).toBeCloseTo(v, 12));
 });

@@ -14,7 +14,7 @@ describe("sudoku-cells (§6)", () => {
     ["1 4 3 2 | 3 2 4 1 | 2 1 4 3 | 4 3 2 1", 1, "separators removed"],
     ["1.3.\n.2..\n.1..\n...1", 0, "puzzle copied back with dots: blanks score 0"],
     ["1432324121434331", 10 / 11, "one wrong empty cell of eleven"],
-  ] as const)("%j → %d (%s)", async (a, v) => expect((await sudoku(a)).score).toBeCloseTo(v, 12));
+  ] as [string, number, string][])("%j → %d (%s)", async (a, v) => expect((await sudoku(a)).score).toBeCloseTo(v, 12));
   it("9×9 grid works (any size)", async () => {
     const sol = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
     const puz = sol.split("").map((c, i) => (i % 3 === 0 ? "0" : c)).join("");

@@ -14,7 +14,7 @@ describe("temporal IoU (§5.1)", () => {
     ["01:05 to 01:10", [65, 70], "mm:ss"],
     ["0:01:05 to 0:01:10", [65, 70], "hh:mm:ss"],
     ["0 to 5 and later 10 to 20", [10, 20], "the last pair counts"],
-  ] as const)("%j → %j (%s)", (text, range) => expect(parseTimeRange(text)).toEqual(range));
+  ] as [string, [number, number], string][])("%j → %j (%s)", (text, range) => expect(parseTimeRange(text)).toEqual(range));
   it.each([["20 to 10", "reversed"], ["-5 to 3", "negative start"], ["NaN to 4", "NaN"], ["1e9 to 2e9", "exponent notation"], ["about ten", "no numbers"]])("%j is unparsed (%s)", (text) => {
     expect(parseTimeRange(text)).toBeNull();
   });
@@ -85,7 +85,7 @@ describe("multiple choice (§5.3)", () => {
     ["Option B", "B", "'option' removed"],
     ["a bird", "C", "full option text"],
     ["A BIRD!", "C", "option text normalised"],
-  ] as const)("%j → %s (%s)", (a, letter) => expect(parseChoice(a, options)).toBe(letter));
+  ] as [string, string, string][])("%j → %s (%s)", (a, letter) => expect(parseChoice(a, options)).toBe(letter));
   it.each([
     ["A or B", "two letters"],
     ["A B C D", "every letter"],
