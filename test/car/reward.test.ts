@@ -90,6 +90,14 @@ describe("driving term", () => {
     expect(drive(dict("{}"), { case: "racingLine", track: "moon" as "F" })).toBeNull();
     expect(await score("mpc-car-driving", dict("{}"), { case: "refVelocity(99)", track: "circle" })).toBeNull();
   });
+  it("the worker-pool run (the registry default) gives the same score as the in-process run", async () => {
+    const completion = carCompletion("tight", goldParams({ kind: "racingLine" }, "circle"));
+    const inProcess = drivingTerm(completion, circle("racingLine"), opts).score;
+    expect(await score("mpc-car-driving", completion)).toBe(inProcess);
+    expect(await score("mpc-car-driving", "no answer", circle("reverse"), { crashRmse: 69, clip: [-100, 4] })).toBe(
+      drivingTerm("no answer", circle("reverse"), carRewardOptions.parse({ crashRmse: 69, clip: [-100, 4] })).score,
+    );
+  });
   it("a stale cached baseline from another simulator version is recomputed", () => {
     expect(drive(dict("{}"), { case: "racingLine", track: "circle", baselineRmse: 123, simVersion: "old" })).toBe(0);
   });
