@@ -23,7 +23,7 @@ const OPS = ["+", "-", "*", "/"] as const;
 export const countdownTaskOptions = z
   .object({
     count: z.number().int().min(2).max(5).default(3).describe("numbers given"),
-    maxNumber: z.number().int().min(2).max(100).default(9).describe("largest given number (smallest is 1)"),
+    maxNumber: z.number().int().min(2).max(100).default(12).describe("largest given number (smallest is 1)"),
     maxTarget: z.number().int().min(1).max(10000).default(99).describe("largest target"),
     ops: z.array(z.enum(OPS)).min(1).default([...OPS]).describe("operators the generator combines with"),
   })

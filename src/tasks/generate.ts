@@ -4,10 +4,16 @@
  * A problem's split is a pure function of its canonical key (FNV-1a hash mod 100 < testPercent → test), so train
  * and test can never share a problem, whatever the seeds and counts. Generation draws problems from a seeded
  * stream (the seed split by the split name) and keeps those that land in the requested split, without repeats.
+ * When the difficulty settings hold fewer distinct problems than requested (found: no new one in STALL_DRAWS
+ * draws), the train split repeats the distinct problems it found in order (harmless for training, where prompts
+ * are sampled anyway), and the test split fails with an error naming the task: a held-out set must not repeat.
  */
 import { Rng } from "../util/rng.js";
 import { ConfigError } from "../util/errors.js";
 import type { Example } from "./types.js";
+
+/** Consecutive draws without a new problem after which the problem space counts as exhausted. */
+export const STALL_DRAWS = 20_000;
 
 /** Share of the problem space that belongs to the test split, in percent. */
 export const TEST_PERCENT = 20;
@@ -53,16 +59,21 @@ export function generateExamples<Gold>(
   const rng = new Rng(seed).split(`${taskName}/${split}`);
   const seen = new Set<string>();
   const out: Example<Gold>[] = [];
-  const maxDraws = count * 200 + 1000;
-  for (let d = 0; out.length < count; d++) {
-    if (d >= maxDraws) {
-      throw new ConfigError(
-        `${taskName}: could only find ${out.length} distinct ${split} problems of ${count} requested; widen the difficulty options`,
-      );
+  for (let stall = 0; out.length < count; stall++) {
+    if (stall >= STALL_DRAWS) {
+      if (split === "test" || out.length === 0) {
+        throw new ConfigError(
+          `${taskName}: could only find ${out.length} distinct ${split} problems of ${count} requested; widen the difficulty options`,
+        );
+      }
+      const distinct = out.length;
+      for (let i = distinct; i < count; i++) out.push({ ...out[i % distinct]!, id: `${taskName}/${split}/${i}` });
+      break;
     }
     const p = draw(rng);
     if (seen.has(p.key) || splitOf(p.key) !== split) continue;
     seen.add(p.key);
+    stall = -1;
     out.push({ id: `${taskName}/${split}/${out.length}`, prompt: p.prompt, gold: p.gold, goldCompletion: p.goldCompletion });
   }
   return out;

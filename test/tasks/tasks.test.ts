@@ -141,8 +141,15 @@ describe("task-specific checks", () => {
       expect(Number(e.gold.answer)).toBeGreaterThanOrEqual(0);
     }
   });
-  it("too small a problem space fails with a clear error", () => {
-    expect(() => getTask("addition", { maxDigits: 1 }).generate("train", 200, 1)).toThrow(/distinct train problems.*widen/);
+  it("too small a problem space: the test split fails with a clear error, the train split repeats in order", () => {
+    const small = getTask("addition", { maxDigits: 1 });
+    expect(() => small.generate("test", 100, 1)).toThrow(/distinct test problems.*widen/);
+    const train = small.generate("train", 200, 1);
+    const distinct = new Set(train.map((e) => e.prompt)).size;
+    expect(distinct).toBeGreaterThan(60); // 100 one-digit sums, about 80% of them train
+    expect(distinct).toBeLessThan(100);
+    expect(train[distinct]!.prompt).toBe(train[0]!.prompt);
+    expect(new Set(train.map((e) => e.id)).size).toBe(200);
   });
   it("splitOf sends about 20% of keys to test", () => {
     let t = 0;
