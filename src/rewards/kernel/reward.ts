@@ -70,6 +70,10 @@ export function scoreKernel(completion: string, gold: KernelGold, options: Parti
   if (!p) {
     p = evaluate(completion, gold, o);
     cache.set(key, p);
+    // An infrastructure failure is not a property of the completion: do not remember it.
+    void p.then((r) => {
+      if (r.score === null && String(r.info?.reason ?? "").startsWith("infrastructure")) cache.delete(key);
+    });
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   return p;

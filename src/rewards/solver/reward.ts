@@ -102,6 +102,10 @@ export async function scoreSirl(completion: string, gold: SirlGold, options: Par
   if (!p) {
     p = evaluate(completion, gold, o);
     cache.set(key, p);
+    // An infrastructure failure is not a property of the completion: do not remember it.
+    void p.then((r) => {
+      if (r.score === null && String(r.info?.reason ?? "").startsWith("infrastructure")) cache.delete(key);
+    });
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   return p;
