@@ -5,7 +5,7 @@
  * Run: npm run bench:rewards [-- --n 10000]
  */
 import { Rng } from "../src/util/index.js";
-import { textRewards, type RewardInput, type RewardSpec } from "../src/rewards/index.js";
+import { textRewards, type RewardInput, type RewardSpec } from "../src/rewards/text-rewards.js";
 
 const N = Number(process.argv[process.argv.indexOf("--n") + 1] ?? 0) || 10_000;
 const rng = new Rng(2026);

@@ -1,6 +1,6 @@
 /** Visual-RFT boxes and classes (spec §4) and the COCO-style mAP utility. */
 import { describe, expect, it } from "vitest";
-import { boxIou, classAccuracy, cocoMap, detectionOptions, detectionTerms, greedyMatch, hungarianMatch, rewards, type Box, type PredBox } from "../../src/rewards/index.js";
+import { boxIou, classAccuracy, cocoMap, detectionOptions, detectionTerms, greedyMatch, hungarianMatch, rewards, type Box, type PredBox } from "../../src/rewards/text-rewards.js";
 
 const answer = (items: unknown): string => `<think>\nlooking\n</think>\n<answer>${JSON.stringify(items)}</answer>`;
 const det = (boxes: number[][], items: unknown, o: object = {}) => rewards.score("box-detection", { completion: answer(items), gold: { boxes } }, o);

@@ -1,7 +1,7 @@
 /** Format tags (spec §2), cosine length (§3.1) and soft overlong punishment (§3.2): tables and adversarial cases. */
 import { describe, expect, it } from "vitest";
 import { formatOptions, formatScore } from "../../src/rewards/format.js";
-import { cosineOptions, cosineScaled, overlongOptions, overlongPenalty, rewards } from "../../src/rewards/index.js";
+import { cosineOptions, cosineScaled, overlongOptions, overlongPenalty, rewards } from "../../src/rewards/text-rewards.js";
 
 const fmt = (text: string, o: object = {}): number => formatScore(text, formatOptions.parse(o));
 

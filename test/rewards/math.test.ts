@@ -1,7 +1,7 @@
 /** Maths final-answer checker: the spec §1.2 capability table, extraction rules, adversarial cases (§1.6). */
 import { describe, expect, it } from "vitest";
 import { checkMath, parseAnswer, verifyMath } from "../../src/rewards/math/index.js";
-import { rewards } from "../../src/rewards/index.js";
+import { rewards } from "../../src/rewards/text-rewards.js";
 
 const box = (s: string): string => `<think>\nworking\n</think>\nThe final answer is $\\boxed{${s}}$.`;
 

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import {
   checkMath, formatOptions, formatScore, parseAnswer, parseAnswerString, parseBoxList, parseChoice, parseGlue, parseGrid,
   parsePlan, parseTimeRange, rewards, textRewards, verifyMath,
-} from "../../src/rewards/index.js";
+} from "../../src/rewards/text-rewards.js";
 
 const FRAGMENTS = [
   "\\boxed{", "\\boxed ", "\\fbox{", "{", "}", "\\{", "\\}", "$", "$$", "\\(", "\\)", "\\[", "\\]", "<think>", "</think>",

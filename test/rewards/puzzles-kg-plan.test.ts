@@ -1,6 +1,6 @@
 /** Sudoku cell score (spec §6), SAKE knowledge-graph answers (§7) and the Conductor plan reward (§8). */
 import { describe, expect, it } from "vitest";
-import { exactMatch, normalizeAnswerText, parseGrid, parsePlan, rewards } from "../../src/rewards/index.js";
+import { exactMatch, normalizeAnswerText, parseGrid, parsePlan, rewards } from "../../src/rewards/text-rewards.js";
 
 const PUZZLE = "1030020001000001"; // 4×4, 11 empty cells
 const SOLUTION = "1432324121434321";

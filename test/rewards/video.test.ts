@@ -1,6 +1,6 @@
 /** VideoChat-R1 rewards (spec §5): temporal IoU, tracking, multiple choice, grounded QA, and the caption judge. */
 import { describe, expect, it } from "vitest";
-import { makeCaptionRecallReward, parseChoice, parseGlue, parseTimeRange, rewards, spansIou, temporalIou } from "../../src/rewards/index.js";
+import { makeCaptionRecallReward, parseChoice, parseGlue, parseTimeRange, rewards, spansIou, temporalIou } from "../../src/rewards/text-rewards.js";
 
 const wrap = (a: string, extra = ""): string => `<think>\nwatching\n</think>\n<answer>${a}</answer>${extra}`;
 const tg = (answer: string, segment: [number, number] = [10, 20]) => rewards.score("temporal-iou", { completion: wrap(answer), gold: { segment, duration: 60 } });
