@@ -130,5 +130,9 @@ export const formatTagsReward: RewardSpec<FormatOptions, unknown> = {
     const format = formatScore(completion, o);
     return { score: format, terms: { format } };
   },
-  goldCompletion: (_gold, o) => (o.thinkOpenedInPrompt ? "" : "") + o.tags.map((t, i) => (i === 0 && o.thinkOpenedInPrompt && t === "think" ? `reasoning\n</think>` : `<${t}>\nx\n</${t}>`)).join("\n"),
+  goldCompletion: (_gold, o) => {
+    const text = o.tags.map((t) => `<${t}>\nx\n</${t}>`).join("\n");
+    // With the think block opened by the prompt, the completion starts inside it.
+    return o.thinkOpenedInPrompt && o.tags[0] === "think" ? text.slice("<think>\n".length) : text;
+  },
 };

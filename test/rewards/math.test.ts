@@ -237,6 +237,12 @@ describe("math-answer adversarial (spec §1.6)", () => {
     expect((await score("3", "so \\boxed{3")).score).toBe(0);
     expect((await score("3", "\\boxed{3} then \\boxed{4")).score).toBe(1);
   });
+  it("G8: an answer region over 20,000 chars is unparseable, with a reason", async () => {
+    const r = await score("1", `${"filler ".repeat(3_000)} \\boxed{1}`);
+    expect(r.score).toBe(0);
+    expect(r.info?.reason).toBe("answer region too long");
+    expect((await score("1", `<think>${"filler ".repeat(3_000)}</think> \\boxed{1}`)).score).toBe(1); // reasoning is not counted
+  });
   it("empty answers earn nothing", async () => {
     for (const c of ["", "\\boxed{}", "<think></think>", "The final answer is ."]) expect((await score("0", c)).score).toBe(0);
   });
