@@ -262,10 +262,12 @@ export function lookup(track: Track, table: Float64Array, s: number): number {
 export function toCartesian(track: Track, s: number, n: number): [number, number] {
   const x = lookup(track, track.x, s);
   const y = lookup(track, track.y, s);
-  // psi is unwrapped, so interpolate the heading through sin/cos of the two neighbours via the normal.
+  // psi is unwrapped along the lap; across the lap's end it jumps by 2π, so interpolate the wrapped difference.
   let u = (s % track.length) / track.ds;
   if (u < 0) u += track.count;
   const i0 = Math.floor(u) % track.count;
-  const psi = track.psi[i0]!;
+  const i1 = (i0 + 1) % track.count;
+  const d = track.psi[i1]! - track.psi[i0]!;
+  const psi = track.psi[i0]! + (u - Math.floor(u)) * Math.atan2(Math.sin(d), Math.cos(d));
   return [x - n * Math.sin(psi), y + n * Math.cos(psi)];
 }
