@@ -115,6 +115,14 @@ const TABLE: [string, string, boolean, string][] = [
   ["(B)", "B, C", false, "G5: two choices"],
   ["3+4i", "4i+3", true, "complex number reordered"],
   ["\\infty", "\\infty", true, "infinity"],
+  ["5{,}000", "5000", true, "LaTeX {,} thousands separator"],
+  ["1000", "1,\\!000", true, "negative thin space inside a number"],
+  ["\\frac{1}{6}", "0.1\\overline{6}", true, "repeating decimal is an exact value"],
+  ["0.\\overline{3}", "0.33", false, "repeating decimal vs a short decimal"],
+  ["x \\in [-2, 7]", "[-2,7]", true, "gold membership reduced like an assignment"],
+  ["\\frac{1}{4} \\text{ cup}", "0.25", true, "unit on the gold only"],
+  ["\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\pi/2)", true, "tuple of closed forms"],
+  ["f^{-1}(x)=\\frac{x-3}{2}", "\\frac{x-3}{2}", false, "a gold equation whose left side is not a symbol is not reduced"],
 ];
 
 describe("math-answer capability table (spec §1.2)", () => {

@@ -56,8 +56,9 @@ function canon(node: MathNode): string {
   }
 }
 
+/** `x = v` or `x \in S`: a named value, reduced to v (or S) when the other side is not a relation. */
 const isAssignment = (n: MathNode): n is Extract<MathNode, { k: "rel" }> =>
-  n.k === "rel" && n.ops.length === 1 && n.ops[0] === "=" && n.items[0]!.k === "sym";
+  n.k === "rel" && n.ops.length === 1 && (n.ops[0] === "=" || n.ops[0] === "in") && n.items[0]!.k === "sym";
 const isEquationChain = (n: MathNode): n is Extract<MathNode, { k: "rel" }> => n.k === "rel" && n.ops.every((o) => o === "=" || o === "in");
 const isInfinite = (n: MathNode): boolean => (n.k === "sym" && n.name === "inf") || (n.k === "neg" && isInfinite(n.a));
 

@@ -56,6 +56,12 @@ units("sqm", "m^2", "square meters");
 units("sqft", "ft^2", "square feet");
 units("sqin", "in^2", "square inches");
 units("cucm", "cm^3", "cubic centimeters");
+units("cup", "cups");
+units("tsp", "teaspoon", "teaspoons");
+units("tbsp", "tablespoon", "tablespoons");
+units("gal", "gallon", "gallons");
+units("qt", "quart", "quarts");
+units("pt", "pint", "pints");
 units("people", "persons", "students", "apples", "books", "items");
 const SINGLE_LETTER_UNITS = new Set(["m", "s", "g", "h", "t", "l"]);
 
@@ -89,12 +95,22 @@ function stripUnitAtEnd(s: string): { s: string; unit?: string } {
   return { s };
 }
 
+/** `0.1\overline{6}` → the exact fraction `\frac{1}{6}` (a repeating decimal is an exact value, not a rounded one). */
+function repeatingDecimal(_m: string, int: string, nonRep: string, rep: string): string {
+  if (int.length + nonRep.length > 30) return _m;
+  const a = BigInt(nonRep.length);
+  const nines = 10n ** BigInt(rep.length) - 1n;
+  const num = BigInt(int || "0") * 10n ** a * nines + BigInt(nonRep || "0") * nines + BigInt(rep);
+  return `\\frac{${num}}{${10n ** a * nines}}`;
+}
+
 /** Applies the spec's normalisation to an extracted answer (before parsing). */
 export function normalizeAnswer(raw: string): NormalizedAnswer {
   let s = raw.replace(UNICODE_RE, (c) => UNICODE[c] ?? c);
   s = s.replace(/\u221a/g, "\\sqrt ");
-  s = s.replace(/\\[,;:! ]|~/g, " ").replace(/\\(?:dfrac|tfrac|cfrac)/g, "\\frac");
+  s = s.replace(/\\!/g, "").replace(/\\[,;: ]|~/g, " ").replace(/\\(?:dfrac|tfrac|cfrac)/g, "\\frac");
   s = s.replace(/\\(?:left|right)\s*([.])?/g, "").replace(/\\(?:displaystyle|textstyle|!)/g, "");
+  s = s.replace(/(\d)\{,\}(?=\d{3})/g, "$1").replace(/(\d*)\.(\d*)\\overline\{(\d{1,12})\}/g, repeatingDecimal);
   s = s.replace(/\*\*/g, "^").replace(/\s*\b(?:percent|per cent)\s*$/i, "%").trim();
   // Outer $ ... $ and trailing sentence punctuation.
   while (s.length > 1 && s.startsWith("$") && s.endsWith("$")) s = s.slice(1, -1).trim();
