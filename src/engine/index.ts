@@ -7,6 +7,7 @@ export type { TensorLike } from "./tensor.js";
 export * from "./ops/index.js";
 export type { OpName } from "./ops/op-set.js";
 export { backend, setBackend, availableBackends, type BackendName } from "./backends/index.js";
+export { profileKernels, type KernelTiming } from "./backends/profile.js";
 export type { Kernels, MatmulParams, AttentionParams, UnaryOp, BinaryOp } from "./backends/kernels.js";
 export * from "./nn/index.js";
 export * from "./optim/index.js";

@@ -41,3 +41,19 @@ describe("backend selection", () => {
     }
   });
 });
+
+describe("profileKernels", () => {
+  it("times each kernel while fn runs and restores the backend", () => {
+    const before = E.backend();
+    const { result, timings } = E.profileKernels(() => {
+      const x = E.param([2, 3], 1);
+      E.sum(E.exp(E.matmul(x, x, { transB: true }))).backward();
+      return 7;
+    });
+    expect(result).toBe(7);
+    expect(E.backend()).toBe(before);
+    const names = timings.map((t) => t.kernel);
+    expect(names).toEqual(expect.arrayContaining(["matmul:NT", "unary:exp", "unaryBackward:exp", "sumRows"]));
+    expect(timings.find((t) => t.kernel === "matmul:NT")!.calls).toBe(1);
+  });
+});

@@ -62,6 +62,17 @@ export function setBackend(name: BackendName): Kernels {
   return active;
 }
 
+/** Runs `fn` with `kernels` active, restoring the previous backend afterwards (profiling, tests). */
+export function useKernelsWhile<T>(kernels: Kernels, fn: () => T): T {
+  const prev = backend();
+  active = kernels;
+  try {
+    return fn();
+  } finally {
+    active = prev;
+  }
+}
+
 /** Backends that can run here: always "js", plus "native" when the addon loads. */
 export function availableBackends(): BackendName[] {
   return tryNative() ? ["js", "native"] : ["js"];
