@@ -41,7 +41,7 @@ export function register(program: Command): void {
       const { dir, config } = resolveModelDir(path, o.checkpoint);
       const taskName = o.task ?? config?.task.name;
       if (!taskName) throw new ConfigError("eval: --task is required for a checkpoint folder outside a run");
-      const task = getTask(taskName, o.task ? {} : config?.task.options ?? {});
+      const task = getTask(taskName, config && taskName === config.task.name ? config.task.options : {});
       const examples = task.generate("test", o.examples ?? config?.eval.examples ?? 100, config?.task.seed ?? 0);
       const { model, tokenizer } = loadModel(dir);
       const res = await evaluate(model, tokenizer, task, examples, {
