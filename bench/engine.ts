@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 import { Optimizer, adamw, backend, crossEntropy, noGrad, reshape, setBackend } from "../src/engine/index.js";
 import { parseTransformerConfig, type TransformerConfigInput } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
+import { nativeInfo } from "../src/engine/backends/native.js";
 import { Rng } from "../src/util/index.js";
 
 const { values: args } = parseArgs({
@@ -169,7 +170,8 @@ function runPeer(): Record<string, number | string> | null {
 
 function main(): void {
   const k = setBackend(args.backend === "js" ? "js" : "native");
-  console.log(`bench:engine backend=${k.name} threads=${THREADS} cpu="${cpus()[0]?.model ?? "?"}"`);
+  const info = k.name === "native" ? nativeInfo() : null;
+  console.log(`bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} cores=${THREADS} cpu="${cpus()[0]?.model ?? "?"}"`);
   const rows: Row[] = [];
   if (only.has("matmul")) for (const n of MATMUL) rows.push({ metric: `matmul.${n}.gflops`, value: benchMatmul(n), unit: "GFLOP/s" });
   if (only.has("train")) {

@@ -18,6 +18,7 @@ import type { AttentionParams, BinaryOp, Kernels, MatmulParams, UnaryOp } from "
 interface Addon {
   cpuSupported(): boolean;
   threads(n?: number): number;
+  simd(): "avx512" | "avx2";
   matmul(a: Float32Array, b: Float32Array, c: Float32Array, batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, strideA: number, strideB: number, accumulate: boolean): void;
   unary(op: number, x: Float32Array, out: Float32Array): void;
   unaryBackward(op: number, x: Float32Array, y: Float32Array, dy: Float32Array, dx: Float32Array): void;
@@ -99,6 +100,14 @@ export function loadNativeKernels(): Kernels | null {
   const addon = createRequire(import.meta.url)(path) as Addon;
   if (!addon.cpuSupported()) return null;
   return nativeKernelsFrom(addon);
+}
+
+/** What the addon runs with: the GEMM instruction set and the thread count; null when it is not built. */
+export function nativeInfo(): { simd: "avx512" | "avx2"; threads: number } | null {
+  const path = nativeAddonPath();
+  if (path === null || process.arch !== "x64" || !cpuinfoAllows()) return null;
+  const addon = createRequire(import.meta.url)(path) as Addon;
+  return { simd: addon.simd(), threads: addon.threads() };
 }
 
 /** Sets the native thread count (default: all cores, or RLVR_THREADS); returns the count now in effect. */
