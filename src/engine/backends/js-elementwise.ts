@@ -186,7 +186,9 @@ export function stridedCopy(
         out[oo]! += s;
       } else for (let j = 0; j < n; j++) out[oo + j * io]! += x[ox + j * ix]!;
     } else if (ix === 1 && io === 1) {
-      out.set(x.subarray(ox, ox + n), oo);
+      // A view object per row costs more than it saves on short rows.
+      if (n >= 256) out.set(x.subarray(ox, ox + n), oo);
+      else for (let j = 0; j < n; j++) out[oo + j] = x[ox + j]!;
     } else for (let j = 0; j < n; j++) out[oo + j * io] = x[ox + j * ix]!;
   });
 }
