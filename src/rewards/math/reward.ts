@@ -50,6 +50,7 @@ function showGold(g: ParsedAnswer): string {
 
 /** Parses a gold answer (a `\boxed{}` inside it is unwrapped); cached, since a group shares its gold. */
 export function parseGold(gold: string, decimalComma = false): ParsedAnswer | null {
+  if (gold.length > 2_000) return null; // G8: over the answer cap, and not worth caching
   const key = (decimalComma ? "1" : "0") + gold;
   if (goldCache.has(key)) return goldCache.get(key)!;
   const boxes = boxedCandidates(gold);
