@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { createMpcCarTask, goldParams, mpcCarOptions } from "../../src/tasks/mpc-car.js";
 import { CAR_PARAPHRASES } from "../../src/tasks/mpc-car-paraphrases.js";
-import { parseCase, type TrackName } from "../../src/rewards/car/index.js";
+import { baselineRmse, parseCase, SIM_VERSION, type TrackName } from "../../src/rewards/car/index.js";
+import { CAR_GOLD, GOLD_SIM_VERSION } from "../../src/tasks/mpc-car-gold.js";
 
 const task = createMpcCarTask();
 
@@ -31,6 +32,10 @@ describe("mpc-car task", () => {
     for (const name of ["qv", "qn", "qalpha", "qac", "qddelta", "alat_max", "a_min", "a_max", "v_min", "v_max", "track_safety_margin"]) {
       expect(ex[0]!.prompt).toContain(`- ${name}:`);
     }
+  });
+  it("the committed baselines are what this simulator computes (else bump SIM_VERSION and rerun tune-car)", () => {
+    expect(GOLD_SIM_VERSION).toBe(SIM_VERSION);
+    for (const [caseText, tuned] of Object.entries(CAR_GOLD.circle)) expect(baselineRmse(parseCase(caseText)!, "circle"), caseText).toBe(tuned.baseline);
   });
   it("rejects bad options and splits with errors naming the field", () => {
     expect(() => mpcCarOptions.parse({ trainTrack: "F", testTrack: "F" })).toThrow(/testTrack/);

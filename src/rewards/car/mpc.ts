@@ -15,7 +15,7 @@
  * Departures: no input delay; q_adv (progress reward) is fixed at 0; the spec's steering-rate input acts on the
  * commanded angle, and the model carries the actuator lag so the default weights drive without oscillating.
  */
-import { solveQp, type QpSettings } from "./qp.js";
+import { solveQp, type QpProblem, type QpSettings } from "./qp.js";
 import { lookup, type Track } from "./track.js";
 import { CAR, type CarInput, type CarState } from "./vehicle.js";
 
@@ -62,8 +62,8 @@ const NU = 2;
 const SOFT_N = [10, 100];
 const SOFT_OTHER = [100, 1000];
 
-/** One RK4 step of the controller's model; x and out are [s, n, α, v, δ, δ_cmd]. */
-function modelStep(track: Track, x: ArrayLike<number>, a: number, w: number, T: number, out: Float64Array): void {
+/** One RK4 step of the controller's model; x and out are [s, n, α, v, δ, δ_cmd] (exported for tests). */
+export function modelStep(track: Track, x: ArrayLike<number>, a: number, w: number, T: number, out: Float64Array): void {
   let s = x[0]!, n = x[1]!, al = x[2]!, v = x[3]!, d = x[4]!, dc = x[5]!;
   const s0 = s, n0 = n, al0 = al, v0 = v, d0 = d, dc0 = dc;
   let as = 0, an = 0, aal = 0, ad = 0;
@@ -102,26 +102,27 @@ export interface MpcStep {
   iterations: number;
 }
 
-/** An MPC controller bound to a track and a parameter set; keeps its warm start between steps. */
-export class MpcController {
-  private readonly N: number;
-  private readonly u: Float64Array; // (N, NU): the last optimal input sequence
-  private y: Float64Array | null = null;
-  private steerCmd = 0;
+/** The condensed QP of one control step, with what is needed to read its solution. */
+export interface MpcQp {
+  problem: QpProblem;
+  /** Nominal inputs ū (N, NU): the solution is u = ū + δu. */
+  ub: Float64Array;
+  /** Nominal rollout (N+1, 6): [s, n, α, v, δ, δ_cmd] per stage. */
+  xb: Float64Array;
+  /** Sensitivities (N, NX, N·NU): δz_{k+1} = G_k δu, z = [n, α, v, δ, δ_cmd]. */
+  G: Float64Array;
+  lo: number[];
+  hi: number[];
+}
 
-  constructor(
-    private readonly track: Track,
-    private readonly params: MpcParams,
-    private readonly cfg: MpcConfig = MPC_DEFAULTS,
-  ) {
-    this.N = cfg.horizon;
-    this.u = new Float64Array(this.N * NU);
-  }
-
-  /** Computes the input for the measured state (call once per control period). */
-  control(x: CarState): MpcStep {
-    const { N, track, params: p } = this;
-    const T = this.cfg.dt;
+/**
+ * Builds the condensed QP in δu for measured state `x`, commanded steering `steerCmd` and the previous optimal
+ * input sequence `uPrev` (N, NU). Exported for tests (linearisation and cost checks).
+ */
+export function buildMpcQp(track: Track, params: MpcParams, cfg: MpcConfig, x: CarState, steerCmd: number, uPrev: Float64Array): MpcQp {
+    const N = cfg.horizon;
+    const p = params;
+    const T = cfg.dt;
     const nv = N * NU;
     const lo = [p.a_min, -CAR.maxSteerRate];
     const hi = [p.a_max, CAR.maxSteerRate];
@@ -129,11 +130,11 @@ export class MpcController {
     const ub = new Float64Array(nv);
     for (let k = 0; k < N; k++) {
       const src = Math.min(k + 1, N - 1);
-      for (let i = 0; i < NU; i++) ub[k * NU + i] = Math.min(hi[i]!, Math.max(lo[i]!, this.u[src * NU + i]!));
+      for (let i = 0; i < NU; i++) ub[k * NU + i] = Math.min(hi[i]!, Math.max(lo[i]!, uPrev[src * NU + i]!));
     }
     // Nominal rollout xb: (N+1, 5) and Jacobians of each RK4 step by forward differences.
     const xb = new Float64Array((N + 1) * NS);
-    xb.set([x.s, x.n, x.alpha, x.v, x.delta, this.steerCmd]);
+    xb.set([x.s, x.n, x.alpha, x.v, x.delta, steerCmd]);
     const A = new Float64Array(N * NX * NX); // (N, NX, NX)
     const B = new Float64Array(N * NX * NU); // (N, NX, NU)
     const out = new Float64Array(NS);
@@ -236,8 +237,33 @@ export class MpcController {
       u[rl] = p.alat_max - lat;
       [w1[rl], w2[rl]] = SOFT_OTHER;
     }
+    return { problem: { n: nv, m, P, q, A: Arows, l, u, softLin: w1, softQuad: w2 }, ub, xb, G, lo, hi };
+}
+
+/** An MPC controller bound to a track and a parameter set; keeps its warm start between steps. */
+export class MpcController {
+  private readonly N: number;
+  private readonly u: Float64Array; // (N, NU): the last optimal input sequence
+  private y: Float64Array | null = null;
+  private steerCmd = 0;
+
+  constructor(
+    private readonly track: Track,
+    private readonly params: MpcParams,
+    private readonly cfg: MpcConfig = MPC_DEFAULTS,
+  ) {
+    this.N = cfg.horizon;
+    this.u = new Float64Array(this.N * NU);
+  }
+
+  /** Computes the input for the measured state (call once per control period). */
+  control(x: CarState): MpcStep {
+    const { N } = this;
+    const nv = N * NU;
+    const { problem, ub, lo, hi } = buildMpcQp(this.track, this.params, this.cfg, x, this.steerCmd, this.u);
+    const T = this.cfg.dt;
     const sol = solveQp(
-      { n: nv, m, P, q, A: Arows, l, u, softLin: w1, softQuad: w2 },
+      problem,
       this.cfg.qp,
       this.y ? { y: this.shiftDuals(this.y, N, nv) } : undefined,
     );
