@@ -88,6 +88,9 @@ export class Tensor {
     if (this.size !== 1) throw new ShapeError(`backward: loss must have one element, got shape ${fmtShape(this.shape)}`);
     const v = this.data[0]!;
     if (!Number.isFinite(v)) throw new NonFiniteError(`backward: loss is ${v}${nonFiniteOrigin(this)}`);
+    if (!this.requiresGrad) {
+      throw new Error("backward: the loss does not depend on anything that requires a gradient (all parameters frozen, or computed under noGrad)");
+    }
     runBackward(this);
   }
 

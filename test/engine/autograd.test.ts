@@ -70,6 +70,7 @@ describe("autograd", () => {
   it("backward needs a one-element, finite loss", () => {
     const x = E.param([2], [1, -1]);
     expect(() => E.mul(x, 2).backward()).toThrow(ShapeError);
+    expect(() => E.noGrad(() => E.sum(x)).backward()).toThrow(/does not depend on anything that requires a gradient/);
     expect(() => E.sum(E.log(x)).backward()).toThrow(NonFiniteError);
     expect(() => E.sum(E.log(x)).backward()).toThrow("backward: loss is NaN; first non-finite value in the output of log (2)");
     expect(() => E.sum(E.div(E.abs(x), 0)).backward()).toThrow(/loss is Infinity; first non-finite value in the output of affine/);
