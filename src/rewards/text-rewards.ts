@@ -9,6 +9,7 @@ import { mathAnswerReward } from "./math/reward.js";
 import { formatTagsReward } from "./format.js";
 import { cosineLengthReward, overlongReward } from "./length.js";
 import { boxDetectionReward, classMatchReward } from "./boxes.js";
+import { boxGroundingReward } from "./grounding.js";
 import { groundedQaReward, temporalIouReward, trackingIouReward, videoMcqReward } from "./video.js";
 import { sudokuReward } from "./sudoku.js";
 import { kgAnswerReward } from "./kg-answer.js";
@@ -22,6 +23,7 @@ export * from "./math/index.js";
 export * from "./format.js";
 export * from "./length.js";
 export * from "./boxes.js";
+export * from "./grounding.js";
 export * from "./map.js";
 export * from "./video.js";
 export * from "./sudoku.js";
@@ -36,6 +38,7 @@ export const textRewards: RewardSpec<any, any>[] = [
   overlongReward,
   boxDetectionReward,
   classMatchReward,
+  boxGroundingReward,
   temporalIouReward,
   trackingIouReward,
   videoMcqReward,

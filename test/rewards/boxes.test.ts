@@ -171,3 +171,22 @@ describe("box-detection visualRft preset (reference parity)", () => {
     expect((await rewards.score("box-detection", { completion: two, gold: { boxes: [] } }, { preset: "visualRft" })).terms.format).toBe(1);
   });
 });
+
+describe("box-grounding (GIoU + 1, 0–1000 grid)", () => {
+  const score = (answer: string, box = [100, 100, 300, 300]) => rewards.score("box-grounding", { completion: `<think>x</think><answer>${answer}</answer>`, gold: { box } });
+  it.each([
+    ["(100,100),(300,300)", 2, "exact box: GIoU 1"],
+    ["(100, 100), (200, 300)", 1.5, "half the box: IoU 0.5, hull = union"],
+    ["(400,400),(500,500)", 1 - (160_000 - 50_000) / 160_000, "disjoint: GIoU = 0 − (hull − union)/hull, hull 400×400, union 50,000"],
+    ["(0,0),(100,100) then (100,100),(300,300)", 2, "the last box counts"],
+  ] as [string, number, string][])("%j → %d (%s)", async (a, v) => expect((await score(a)).score).toBeCloseTo(v, 12));
+  it("adversarial: the whole grid, reversed or degenerate boxes, NaN, boxes outside <answer>", async () => {
+    const whole = (await score("(0,0),(1000,1000)")).score!;
+    expect(whole).toBeCloseTo(1 + 40_000 / 1_000_000, 12); // IoU 0.04, hull = union
+    expect(whole).toBeLessThan(1.1);
+    for (const a of ["(300,300),(100,100)", "(100,100),(100,300)", "(NaN,1),(2,3)", ""]) expect((await score(a)).score).toBe(0);
+    const outside = await rewards.score("box-grounding", { completion: "<think>(100,100),(300,300)</think><answer>?</answer>", gold: { box: [100, 100, 300, 300] } });
+    expect(outside.score).toBe(0);
+  });
+  it("a degenerate gold box → null", async () => expect((await score("(1,1),(2,2)", [5, 5, 5, 9])).score).toBeNull());
+});

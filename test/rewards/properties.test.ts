@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   checkMath, formatOptions, formatScore, parseAnswer, parseAnswerString, parseBoxList, parseChoice, parseGlue, parseGrid,
-  parsePlan, parseTimeRange, rewards, textRewards, verifyMath,
+  parseGroundingBox, parsePlan, parseTimeRange, rewards, textRewards, verifyMath,
 } from "../../src/rewards/text-rewards.js";
 
 const FRAGMENTS = [
@@ -18,7 +18,7 @@ const FRAGMENTS = [
   "0 to ", "12.5 to 20", "- ", ".", "\\left(", "\\right)", "x^", "^", "_", "|", "\\text{", "\\text{ or }", "model_id = [",
   "subtasks = [", "access_list = [", "'", '"', "[[", "1,", "\\", "A B C D ", "9", "00:00:", "e", "E+", "\\pm", "=", "<", "<=",
   "\\begin{pmatrix}", "\\end{pmatrix}", "&", "\\\\", "%", "\\%", "NaN", "Infinity", "-", "\u2212", "\u221a", "\u00b0",
-  '{"Position": [0,0,1,1], "Confidence": 1}', ",", "\\cup", "\\infty", "or", "x", "\u0000", "\ud83d\ude00",
+  '{"Position": [0,0,1,1], "Confidence": 1}', "(1,2),(3,4)", "(1, ", ",", "\\cup", "\\infty", "or", "x", "\u0000", "\ud83d\ude00",
 ];
 
 /** Hostile strings: one fragment repeated to up to 64 KB, or a random mix of fragments and noise, possibly repeated. */
@@ -58,6 +58,7 @@ const PARSERS: Record<string, (s: string) => unknown> = {
   parseGlue: (s) => parseGlue(s),
   parseGrid: (s) => parseGrid(s, 9),
   parsePlan: (s) => parsePlan(s, 3),
+  parseGroundingBox: (s) => parseGroundingBox(s),
 };
 
 describe("parsers never throw and stay fast on hostile input (fast-check)", () => {
