@@ -65,6 +65,11 @@ const GENERATORS: Record<string, () => RewardInput> = {
     if (rng.random() < 0.3) preds.push({ Position: box(), Confidence: 0.2 });
     return { completion: think(`<answer>${JSON.stringify(preds)}</answer>`), gold: { boxes: gold } };
   },
+  "box-grounding": () => {
+    const b = box();
+    const p = jitter(b);
+    return { completion: think(`<answer>(${p[0]},${p[1]}),(${p[2]},${p[3]})</answer>`), gold: { box: b } };
+  },
   "class-match": () => ({ completion: think(`<answer>${pick(["golden retriever", "Labrador", "cat", "Golden_Retriever"])}</answer>`), gold: { label: "Golden Retriever" } }),
   "temporal-iou": () => {
     const s = int(0, 50);
