@@ -44,9 +44,20 @@ async function main(): Promise<void> {
   writeFileSync(join(work, "settings.json"), JSON.stringify(settings));
   const py = spawnSync(PY, [join(ROOT, "bench", "peers", "trl_grpo.py"), join(work, "settings.json")], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (py.status !== 0) throw new Error(`TRL run failed:\n${py.stderr.slice(-4000)}`);
-  const trlLines = py.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, number>);
+  const trlLines = py.stdout.split("\n").flatMap((l) => {
+    try {
+      const j = JSON.parse(l) as Record<string, number>;
+      return typeof j === "object" && j !== null && ("steps_per_s" in j || "reward" in j) ? [j] : [];
+    } catch {
+      return []; // TRL's own log lines
+    }
+  });
   const trlCurve = trlLines.filter((l) => l.step !== undefined).map((l) => l.reward!);
-  const trlRate = trlLines.find((l) => l.steps_per_s !== undefined)!.steps_per_s!;
+  // Steady state: from the end of step 1 to the end of the last step (TRL's first step includes its warm-up).
+  const trlSteps = trlLines.filter((l) => l.step !== undefined);
+  const trlRate = trlSteps.length >= 2
+    ? (trlSteps.length - 1) / (trlSteps[trlSteps.length - 1]!.time! - trlSteps[0]!.time!)
+    : trlLines.find((l) => l.steps_per_s !== undefined)!.steps_per_s!;
 
   // ---- rlvr, same settings (grpo preset = TRL loss_type "grpo": z-score, seq-mean-token-mean, k3 KL)
   const config = resolveConfig({
@@ -63,8 +74,9 @@ async function main(): Promise<void> {
   await train(config, { reporters: [jsonlReporter(run)], resume: false });
   const metrics = run.metrics();
   const ours = metrics.map((m) => m["reward/mean"]!);
-  const ourSeconds = metrics.reduce((s, m) => s + m["time/step"]! - (m["time/eval"] ?? 0), 0);
-  const ourRate = S.steps / ourSeconds;
+  const steady = metrics.slice(1); // the same steady-state window: steps 2..N, evaluation time excluded
+  const ourSeconds = steady.reduce((s, m) => s + m["time/step"]! - (m["time/eval"] ?? 0), 0);
+  const ourRate = steady.length / ourSeconds;
 
   const ratio = ourRate / trlRate;
   line("trl.rlvr_steps_per_s", ourRate, "steps/s");
