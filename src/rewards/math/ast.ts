@@ -55,7 +55,7 @@ export function rat(n: bigint, d: bigint = ONE): Rational {
   return g === ONE || g === ZERO ? { n, d } : { n: n / g, d: d / g };
 }
 
-export const R0: Rational = { n: ZERO, d: ONE };
+/** The rational one. */
 export const R1: Rational = { n: ONE, d: ONE };
 
 /** Exact sum. */
