@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as E from "../../src/engine/index.js";
-import { pooledByteCount } from "../../src/engine/pool.js";
+import { pooledByteCount, release } from "../../src/engine/pool.js";
 import { Rng } from "../../src/util/rng.js";
 
 describe.each(E.availableBackends())("buffer pool on %s", (name) => {
@@ -41,5 +41,56 @@ describe.each(E.availableBackends())("buffer pool on %s", (name) => {
     // ...and what the caller kept from the first step is untouched.
     expect(Array.from(first.z.data)).toEqual(Array.from(zCopy));
     first.grads.forEach((x, i) => expect(Array.from(x)).toEqual(Array.from(gradCopies[i]!)));
+  });
+});
+
+describe.each(E.availableBackends())("uninitialised outputs on %s", (name) => {
+  beforeAll(() => void E.setBackend(name));
+
+  /** Puts NaN-filled buffers of `n` elements in the pool, so the next outputs of that size start as garbage. */
+  const poison = (n: number, copies = 4) => {
+    for (let i = 0; i < copies; i++) release(new Float32Array(n).fill(NaN));
+  };
+  const finite = (t: E.Tensor) => expect(t.data.every(Number.isFinite)).toBe(true);
+
+  it("every kernel writes every element of its output", () => {
+    const rng = new Rng(2);
+    const n = 4096;
+    const x = E.randn([64, 64], rng);
+    const ops: [string, () => E.Tensor][] = [
+      ["unary", () => E.exp(x)],
+      ["binary", () => E.add(x, E.randn([64], rng))],
+      ["affine", () => E.mul(x, 2)],
+      ["pow", () => E.pow(x, 2)],
+      ["where", () => E.where(E.ones([64, 1]), x, 0)],
+      ["matmul", () => E.matmul(x, x, { transB: true })],
+      ["linear", () => E.linear(x, x, E.randn([64], rng))],
+      ["linear no bias", () => E.linear(x, x, null)],
+      ["permute", () => E.transpose(x, 0, 1)],
+      ["slice", () => E.slice(E.randn([128, 64], rng), 0, 32, 96)],
+      ["concat", () => E.concat([E.slice(x, 0, 0, 32), E.slice(x, 0, 32, 64)], 0)],
+      ["softmax", () => E.softmax(x)],
+      ["logSoftmax", () => E.logSoftmax(x)],
+      ["layerNorm", () => E.layerNorm(x, E.ones([64]), null)],
+      ["rmsNorm", () => E.rmsNorm(x, E.ones([64]))],
+      ["rope", () => E.rope(E.reshape(x, [1, 8, 8, 64]), { posOffset: 3 })],
+      ["embedding", () => E.embedding(x, Int32Array.from({ length: 64 }, (_, i) => 63 - i))],
+      ["max", () => E.max(E.randn([4096, 2], rng), -1)],
+      ["crossEntropy rows", () => E.crossEntropy(E.randn([4096, 2], rng), Int32Array.from({ length: 4096 }, (_, i) => (i % 3 === 0 ? -100 : i % 2)), { reduction: "none" })],
+    ];
+    for (const [label, f] of ops) {
+      poison(n);
+      const y = f();
+      expect(y.data.every(Number.isFinite), label).toBe(true);
+    }
+    // Attention where the first query of each sequence sees only padding: zeros, not leftovers.
+    const [b, h, t, d] = [8, 8, 8, 8];
+    const q = E.randn([b, h, t, d], rng);
+    const mask = new Float32Array(b * t).fill(1);
+    for (let i = 0; i < b; i++) mask[i * t] = 0;
+    poison(b * h * t * d);
+    const att = E.scaledDotProductAttention(q, q, q, { mask });
+    finite(att);
+    expect(att.data[0]).toBe(0);
   });
 });
