@@ -17,13 +17,16 @@ namespace rlvr {
 
 // microkernel-avx512.cc (compiled for AVX-512F; called only when the CPU has it).
 void microKernel12x32(long kc, const float* Ap, const float* Bp, float* C, long ldc, bool acc, long mr, long nr);
+void dotRowsAvx512(const float* A, long lda, long m, const float* B, long ldb, long j0, long j1, long k, float* C,
+                   long ldc, bool acc);
 
 namespace {
 
 constexpr long KC = 256;   // packed B micro-panel (KC x NR) = 16-32 KiB stays in L1
 constexpr long MC = 120;   // packed A block (MC x KC) = 120 KiB stays in L2 (a multiple of both MRs)
 constexpr long NC = 3072;  // packed B block (KC x NC) = 3 MiB
-constexpr long kGemvRows = 4;
+constexpr long kGemvRows = 4;   // m up to this uses the matrix-vector kernels
+constexpr long kDotRows = 16;   // transposed-B products up to this m skip packing (sampling batches)
 
 // A micro-kernel: C[0:MR, 0:NR] (+)= packed A panel x packed B panel, writing only mr x nr.
 using MicroKernel = void (*)(long kc, const float* Ap, const float* Bp, float* C, long ldc, bool acc, long mr, long nr);
@@ -289,27 +292,45 @@ void gemvRowsN(const GemmDesc& d, const float* A, long lda, long j0, long j1) {
   }
 }
 
-// Few rows, op(B) columns contiguous (B stored (n, k)): C[i, j] = dot(A_i, B_j).
-void gemvRowsT(const GemmDesc& d, const float* A, long lda, long j0, long j1) {
-  const long m = d.m, k = d.k;
+// Few rows, op(B) columns contiguous (B stored (n, k)): C[i, j] = dot(A_i, B_j), in blocks of 4 rows x 2
+// columns (8 ymm accumulators) so each loaded B row serves four A rows.
+void dotRowsAvx2(const float* A, long lda, long m, const float* B, long ldb, long j0, long j1, long k, float* C, long ldc,
+                 bool acc) {
   const long k8 = k & ~7L;
-  __m256i tm = tailMask(k - k8);
-  for (long j = j0; j < j1; j++) {
-    const float* bj = d.b + j * d.csB;
-    __m256 acc[kGemvRows];
-    for (long i = 0; i < m; i++) acc[i] = _mm256_setzero_ps();
-    for (long p = 0; p < k8; p += 8) {
-      __m256 b = _mm256_loadu_ps(bj + p);
-      for (long i = 0; i < m; i++) acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(A + i * lda + p), b, acc[i]);
-    }
-    if (k8 < k) {
-      __m256 b = _mm256_maskload_ps(bj + k8, tm);
-      for (long i = 0; i < m; i++) acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(A + i * lda + k8, tm), b, acc[i]);
-    }
-    for (long i = 0; i < m; i++) {
-      float* c = d.c + i * d.ldc + j;
-      float s = hsum(acc[i]);
-      *c = d.accumulate ? *c + s : s;
+  const __m256i tm = tailMask(k - k8);
+  for (long j = j0; j < j1; j += 2) {
+    const long nj = j1 - j < 2 ? j1 - j : 2;
+    const float* b0 = B + j * ldb;
+    const float* b1 = B + (j + (nj > 1 ? 1 : 0)) * ldb;
+    for (long i = 0; i < m; i += 4) {
+      const long ni = std::min<long>(4, m - i);
+      const float* a[4];
+      for (long r = 0; r < 4; r++) a[r] = A + (i + (r < ni ? r : 0)) * lda;
+      __m256 s[4][2];
+      for (int r = 0; r < 4; r++) s[r][0] = s[r][1] = _mm256_setzero_ps();
+      for (long p = 0; p < k8; p += 8) {
+        __m256 x0 = _mm256_loadu_ps(b0 + p), x1 = _mm256_loadu_ps(b1 + p);
+        for (int r = 0; r < 4; r++) {
+          __m256 av = _mm256_loadu_ps(a[r] + p);
+          s[r][0] = _mm256_fmadd_ps(av, x0, s[r][0]);
+          s[r][1] = _mm256_fmadd_ps(av, x1, s[r][1]);
+        }
+      }
+      if (k8 < k) {
+        __m256 x0 = _mm256_maskload_ps(b0 + k8, tm), x1 = _mm256_maskload_ps(b1 + k8, tm);
+        for (int r = 0; r < 4; r++) {
+          __m256 av = _mm256_maskload_ps(a[r] + k8, tm);
+          s[r][0] = _mm256_fmadd_ps(av, x0, s[r][0]);
+          s[r][1] = _mm256_fmadd_ps(av, x1, s[r][1]);
+        }
+      }
+      for (long r = 0; r < ni; r++) {
+        float* c = C + (i + r) * ldc + j;
+        for (long q = 0; q < nj; q++) {
+          float v = hsum(s[r][q]);
+          c[q] = acc ? c[q] + v : v;
+        }
+      }
     }
   }
 }
@@ -317,6 +338,7 @@ void gemvRowsT(const GemmDesc& d, const float* A, long lda, long j0, long j1) {
 // Returns false when the layout has no gemv path.
 bool gemv(const GemmDesc& d, bool parallel) {
   if (d.rsB != 1 && d.csB != 1) return false;
+  if (d.m > kGemvRows && d.csB == 1) return false;  // rowsN handles at most kGemvRows rows
   const float* A = d.a;
   long lda = d.rsA;
   if (d.csA != 1) {  // gather op(A) rows contiguously (m <= 4 rows, cheap)
@@ -329,10 +351,11 @@ bool gemv(const GemmDesc& d, bool parallel) {
   const bool rowsN = d.csB == 1;
   auto body = [&](long b, long e, int) {
     if (rowsN) gemvRowsN(d, A, lda, b, e);
-    else gemvRowsT(d, A, lda, b, e);
+    else if (useAvx512()) dotRowsAvx512(A, lda, d.m, d.b, d.csB, b, e, d.k, d.c, d.ldc, d.accumulate);
+    else dotRowsAvx2(A, lda, d.m, d.b, d.csB, b, e, d.k, d.c, d.ldc, d.accumulate);
   };
   long work = d.n * d.k * d.m;
-  if (parallel && work >= (1L << 16)) parallelFor(d.n, std::max<long>(64, ceilDiv(d.n, 4 * poolThreads()) & ~15L), body);
+  if (parallel && work >= (1L << 16)) parallelFor(d.n, std::max<long>(16, ceilDiv(d.n, 4 * poolThreads()) & ~15L), body);
   else body(0, d.n, 0);
   return true;
 }
@@ -354,7 +377,10 @@ void gemm(const GemmDesc& d, bool parallel) {
     zeroOrKeep(d);
     return;
   }
-  if (d.m <= kGemvRows && gemv(d, parallel)) return;
+  // With AVX-512 the unpacked dot kernel beats packing up to kDotRows rows (1.5x at m = 16); with AVX2 it only
+  // pays for matrix-vector sizes.
+  const bool dotRows = d.m <= kDotRows && d.rsB == 1 && d.csB != 1 && useAvx512();
+  if ((d.m <= kGemvRows || dotRows) && gemv(d, parallel)) return;
   const bool par = parallel && poolThreads() > 1 && d.m * d.n * d.k >= 64L * 64 * 64;
   if (useAvx512()) {
     if (par) gemmParallel<12, 32, microKernel12x32>(d);

@@ -3,6 +3,7 @@
 // inline library templates, so no AVX-512 instance of a shared inline function can leak into the rest of the
 // addon through the linker.
 #pragma GCC target("avx512f")
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // false positive inside _mm512_reduce_add_ps (GCC 12)
 #include <immintrin.h>
 
 namespace rlvr {
@@ -48,6 +49,56 @@ void microKernel12x32(long kc, const float* __restrict Ap, const float* __restri
     }
     _mm512_mask_storeu_ps(ci, m0, v0);
     _mm512_mask_storeu_ps(ci + 16, m1, v1);
+  }
+}
+
+}  // namespace rlvr
+
+namespace rlvr {
+
+// Few-row products against a transposed B (rows of B contiguous in k, e.g. a Linear weight stored (out, in)):
+// C[i, j] (+)= dot(A_i, B_j) for i < m, j in [j0, j1), in 4x4 blocks of dot products (16 zmm accumulators) so
+// that each loaded row of B serves four rows of A. No packing: this is the sampling path, where m is the batch.
+void dotRowsAvx512(const float* A, long lda, long m, const float* B, long ldb, long j0, long j1, long k, float* C,
+                   long ldc, bool acc) {
+  const long k16 = k & ~15L;
+  const __mmask16 tail = static_cast<__mmask16>((1u << (k - k16)) - 1);
+  for (long j = j0; j < j1; j += 4) {
+    const long nj = j1 - j < 4 ? j1 - j : 4;
+    const float* b[4];
+    for (long q = 0; q < 4; q++) b[q] = B + (j + (q < nj ? q : 0)) * ldb;
+    for (long i = 0; i < m; i += 4) {
+      const long ni = m - i < 4 ? m - i : 4;
+      const float* a[4];
+      for (long r = 0; r < 4; r++) a[r] = A + (i + (r < ni ? r : 0)) * lda;
+      __m512 s[4][4];
+      for (int r = 0; r < 4; r++)
+        for (int q = 0; q < 4; q++) s[r][q] = _mm512_setzero_ps();
+      for (long p = 0; p < k16; p += 16) {
+        __m512 bv[4];
+        for (int q = 0; q < 4; q++) bv[q] = _mm512_loadu_ps(b[q] + p);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+          __m512 av = _mm512_loadu_ps(a[r] + p);
+          for (int q = 0; q < 4; q++) s[r][q] = _mm512_fmadd_ps(av, bv[q], s[r][q]);
+        }
+      }
+      if (k16 < k) {
+        __m512 bv[4];
+        for (int q = 0; q < 4; q++) bv[q] = _mm512_maskz_loadu_ps(tail, b[q] + k16);
+        for (int r = 0; r < 4; r++) {
+          __m512 av = _mm512_maskz_loadu_ps(tail, a[r] + k16);
+          for (int q = 0; q < 4; q++) s[r][q] = _mm512_fmadd_ps(av, bv[q], s[r][q]);
+        }
+      }
+      for (long r = 0; r < ni; r++) {
+        float* c = C + (i + r) * ldc + j;
+        for (long q = 0; q < nj; q++) {
+          float v = _mm512_reduce_add_ps(s[r][q]);
+          c[q] = acc ? c[q] + v : v;
+        }
+      }
+    }
   }
 }
 
