@@ -29,8 +29,8 @@ const STEPS = Number(process.env.BENCH_LEARN_STEPS ?? 60);
 
 /** Per-task settings: the SFT start is deliberately short so that there is room to improve. */
 const SETTINGS: Record<string, { options: Record<string, unknown>; sftSteps: number; lr: number; maxTokens: number }> = {
-  countdown: { options: {}, sftSteps: 300, lr: 3e-4, maxTokens: 24 },
-  arithmetic: { options: {}, sftSteps: 300, lr: 3e-4, maxTokens: 20 },
+  countdown: { options: {}, sftSteps: 300, lr: 3e-5, maxTokens: 24 },
+  arithmetic: { options: {}, sftSteps: 300, lr: 3e-5, maxTokens: 20 },
 };
 const MODEL = { type: "new" as const, arch: "gpt2" as const, dModel: 128, nLayers: 4, nHeads: 4, maxSeqLen: 96, tokenizer: "char" as const };
 
