@@ -52,8 +52,23 @@ inline void maskedSoftmaxRow(float* p, long tk, long limit, const float* maskRow
   for (; j < tk; j++) p[j] *= inv;
 }
 
-GemmDesc desc(long m, long n, long k, const float* a, bool transA, const float* b, bool transB, float* c, bool acc) {
-  return GemmDesc{m, n, k, a, transA ? 1 : k, transA ? m : 1, b, transB ? 1 : n, transB ? k : 1, c, n, acc};
+// C (m, n) with row stride ldc (+)= op(A) op(B), where A's rows (or columns when transposed) are lda apart and
+// B's ldb apart.
+GemmDesc desc(long m, long n, long k, const float* a, long lda, bool transA, const float* b, long ldb, bool transB, float* c,
+              long ldc, bool acc) {
+  return GemmDesc{m, n, k, a, transA ? 1 : lda, transA ? lda : 1, b, transB ? 1 : ldb, transB ? ldb : 1, c, ldc, acc};
+}
+
+// Query rows per block: a block only multiplies the keys its last row can see (causal), ~40% less work at
+// tq = tk = 128 than the full square.
+constexpr long kRowBlock = 32;
+
+// Keys past the last unmasked one contribute nothing (probabilities 0): the decode cache masks its unused slots.
+long keyEnd(const float* maskRow, long tk) {
+  long e = tk;
+  if (maskRow)
+    while (e > 0 && maskRow[e - 1] == 0.0f) e--;
+  return e;
 }
 
 }  // namespace
@@ -106,13 +121,23 @@ void attention(const float* q, const float* k, const float* v, float* out, float
     const float* V = v + (b * s.kvHeads + h / group) * tk * d;
     float* P = probs + bh * tq * tk;
     float* O = out + bh * tq * d;
-    gemm(desc(tq, tk, d, Q, false, K, true, P, false), false);  // S = Q K^T (tq, tk)
     const float* maskRow = mask ? mask + b * tk : nullptr;
-    for (long i = 0; i < tq; i++) {
-      long limit = s.causal ? std::min(tk - 1, tk - tq + i) : tk - 1;
-      maskedSoftmaxRow(P + i * tk, tk, limit, maskRow, s.scale);
+    const long kMask = keyEnd(maskRow, tk);
+    for (long i0 = 0; i0 < tq; i0 += kRowBlock) {
+      const long rows = std::min(kRowBlock, tq - i0);
+      const long kEnd = s.causal ? std::min(kMask, tk - tq + i0 + rows) : kMask;
+      float* Pb = P + i0 * tk;
+      if (kEnd > 0) gemm(desc(rows, kEnd, d, Q + i0 * d, d, false, K, d, true, Pb, tk, false), false);  // S = Q K^T
+      for (long i = 0; i < rows; i++) {
+        float* row = Pb + i * tk;
+        long limit = s.causal ? std::min(tk - 1, tk - tq + i0 + i) : tk - 1;
+        limit = std::min(limit, kEnd - 1);
+        std::memset(row + kEnd, 0, sizeof(float) * (tk - kEnd));
+        maskedSoftmaxRow(row, kEnd, limit, maskRow, s.scale);
+      }
+      if (kEnd > 0) gemm(desc(rows, d, kEnd, Pb, tk, false, V, d, false, O + i0 * d, d, false), false);  // O = P V
+      else std::memset(O + i0 * d, 0, sizeof(float) * rows * d);
     }
-    gemm(desc(tq, d, tk, P, false, V, false, O, false), false);  // O = P V (tq, d)
   };
   const long items = s.batch * s.heads;
   if (items > 1 && items * tq * tk * d >= (1L << 15)) {
@@ -133,33 +158,39 @@ void attentionBackward(const float* q, const float* k, const float* v, const flo
     const float* V = v + bg * tk * d;
     float* dK = dk + bg * tk * d;
     float* dV = dv + bg * tk * d;
-    float* dS = tlDp.get(tq * tk);
+    float* dS = tlDp.get(kRowBlock * tk);
     for (long h = g * group; h < (g + 1) * group; h++) {
       const long bh = b * s.heads + h;
-      const float* P = probs + bh * tq * tk;
-      const float* dO = dout + bh * tq * d;
-      const float* Q = q + bh * tq * d;
-      float* dQ = dq + bh * tq * d;
-      gemm(desc(tk, d, tq, P, true, dO, false, dV, true), false);    // dV += P^T dO
-      gemm(desc(tq, tk, d, dO, false, V, true, dS, false), false);   // dP = dO V^T
-      for (long i = 0; i < tq; i++) {                                 // dS = P * (dP - rowdot(dP, P)) * scale
-        float* row = dS + i * tk;
-        const float* pr = P + i * tk;
-        __m256 acc = _mm256_setzero_ps();
-        long j = 0;
-        for (; j + 8 <= tk; j += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(row + j), _mm256_loadu_ps(pr + j), acc);
-        float dot = hsum(acc);
-        for (; j < tk; j++) dot += row[j] * pr[j];
-        __m256 dv8 = _mm256_set1_ps(dot), sc = _mm256_set1_ps(s.scale);
-        j = 0;
-        for (; j + 8 <= tk; j += 8) {
-          __m256 t = _mm256_mul_ps(_mm256_loadu_ps(pr + j), _mm256_sub_ps(_mm256_loadu_ps(row + j), dv8));
-          _mm256_storeu_ps(row + j, _mm256_mul_ps(t, sc));
+      for (long i0 = 0; i0 < tq; i0 += kRowBlock) {
+        const long rows = std::min(kRowBlock, tq - i0);
+        // Keys this block saw: causal limit of its last row; probabilities beyond are exactly 0.
+        const long kEnd = s.causal ? tk - tq + i0 + rows : tk;
+        if (kEnd <= 0) continue;
+        const float* P = probs + (bh * tq + i0) * tk;
+        const float* dO = dout + (bh * tq + i0) * d;
+        const float* Q = q + (bh * tq + i0) * d;
+        float* dQ = dq + (bh * tq + i0) * d;
+        gemm(desc(kEnd, d, rows, P, tk, true, dO, d, false, dV, d, true), false);    // dV += P^T dO
+        gemm(desc(rows, kEnd, d, dO, d, false, V, d, true, dS, kEnd, false), false);  // dP = dO V^T
+        for (long i = 0; i < rows; i++) {  // dS = P * (dP - rowdot(dP, P)) * scale
+          float* row = dS + i * kEnd;
+          const float* pr = P + i * tk;
+          __m256 acc = _mm256_setzero_ps();
+          long j = 0;
+          for (; j + 8 <= kEnd; j += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(row + j), _mm256_loadu_ps(pr + j), acc);
+          float dot = hsum(acc);
+          for (; j < kEnd; j++) dot += row[j] * pr[j];
+          __m256 dv8 = _mm256_set1_ps(dot), sc = _mm256_set1_ps(s.scale);
+          j = 0;
+          for (; j + 8 <= kEnd; j += 8) {
+            __m256 t = _mm256_mul_ps(_mm256_loadu_ps(pr + j), _mm256_sub_ps(_mm256_loadu_ps(row + j), dv8));
+            _mm256_storeu_ps(row + j, _mm256_mul_ps(t, sc));
+          }
+          for (; j < kEnd; j++) row[j] = pr[j] * (row[j] - dot) * s.scale;
         }
-        for (; j < tk; j++) row[j] = pr[j] * (row[j] - dot) * s.scale;
+        gemm(desc(rows, d, kEnd, dS, kEnd, false, K, d, false, dQ, d, true), false);  // dQ += dS K
+        gemm(desc(kEnd, d, rows, dS, kEnd, true, Q, d, false, dK, d, true), false);   // dK += dS^T Q
       }
-      gemm(desc(tq, d, tk, dS, false, K, false, dQ, true), false);   // dQ += dS K
-      gemm(desc(tk, d, tq, dS, true, Q, false, dK, true), false);    // dK += dS^T Q
     }
   };
   const long items = s.batch * s.kvHeads;

@@ -134,11 +134,16 @@ describe.skipIf(!native)("native row and network kernels vs js", () => {
       [{ batch: 3, heads: 2, kvHeads: 2, tq: 1, tk: 130, headDim: 32, scale: 0.17, causal: true }, true],
       [{ batch: 2, heads: 3, kvHeads: 3, tq: 33, tk: 33, headDim: 7, scale: 0.4, causal: false }, true],
       [{ batch: 8, heads: 4, kvHeads: 4, tq: 64, tk: 64, headDim: 64, scale: 0.125, causal: true }, false],
+      [{ batch: 2, heads: 4, kvHeads: 2, tq: 70, tk: 100, headDim: 16, scale: 0.25, causal: true }, false],
     ];
-    for (const [p, masked] of cases) {
+    // Decode over a KV-cache store: one query, unused trailing slots masked (non-causal, as the cache does it).
+    const decode: AttentionParams = { batch: 3, heads: 4, kvHeads: 2, tq: 1, tk: 40, headDim: 16, scale: 0.25, causal: false };
+    const trailing = new Float32Array(decode.batch * decode.tk);
+    for (let b = 0; b < decode.batch; b++) trailing.fill(1, b * decode.tk, b * decode.tk + [17, 40, 1][b]!);
+    for (const [p, masked, fixedMask] of [...cases.map(([c, m]) => [c, m, null] as const), [decode, false, trailing] as const]) {
       const qn = p.batch * p.heads * p.tq * p.headDim, kn = p.batch * p.kvHeads * p.tk * p.headDim;
       const q = randn(rng, qn), k = randn(rng, kn), v = randn(rng, kn);
-      let mask: Float32Array | null = null;
+      let mask: Float32Array | null = fixedMask;
       if (masked) {
         mask = new Float32Array(p.batch * p.tk).fill(1);
         for (let j = 0; j < Math.min(3, p.tk); j++) mask[j] = 0; // left padding in batch 0
@@ -148,7 +153,7 @@ describe.skipIf(!native)("native row and network kernels vs js", () => {
       const pw = new Float32Array(p.batch * p.heads * p.tq * p.tk), pg = new Float32Array(pw.length);
       jsKernels.attention(q, k, v, ow, pw, mask, p);
       native!.attention(q, k, v, og, pg, mask, p);
-      const label = JSON.stringify(p) + (masked ? " masked" : "");
+      const label = JSON.stringify(p) + (masked ? " masked" : fixedMask ? " trailing slots masked" : "");
       expectClose(pg, pw, 1e-4, 1e-6, `attention probs ${label}`);
       expectClose(og, ow, 1e-4, 1e-5, `attention out ${label}`);
       const dout = randn(rng, qn);
