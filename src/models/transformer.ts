@@ -12,7 +12,7 @@
  */
 import { ShapeError, fmtShape, type Rng } from "../util/index.js";
 import {
-  Embedding, LayerNorm, Linear, Module, RMSNorm, add, affine, crossEntropy, dropout, embedding, isGradEnabled, matmul, neg, reshape, type Tensor,
+  Embedding, LayerNorm, Linear, Module, RMSNorm, add, affine, crossEntropy, dropout, embedding, isGradEnabled, matmul, neg, reshape, slice, type Tensor,
 } from "../engine/index.js";
 import { Attention, type LayerContext, type LinearLike } from "./attention.js";
 import { headDimOf, type TransformerConfig } from "./config.js";
@@ -28,6 +28,8 @@ export interface ForwardOptions {
   mask?: Float32Array;
   /** Incremental decoding: `ids` are the new tokens; their positions continue from `cache.length`. */
   cache?: KVCache;
+  /** Compute logits for the last position only: (B, 1, V) (sampling's prefill; saves the head over long prompts). */
+  lastOnly?: boolean;
 }
 
 /** One pre-norm decoder layer. */
@@ -101,6 +103,7 @@ export class Transformer extends Module {
     const ctx: LayerContext = { batch, seqLen, posOffset, mask, cache, rng };
     for (const layer of this.layers) x = layer.forward(x, ctx);
     if (cache) cache.advance(seqLen);
+    if (opts.lastOnly && seqLen > 1) x = slice(x, 1, seqLen - 1, seqLen); // (B, 1, D)
     x = this.norm.forward(x);
     return this.lmHead ? this.lmHead.forward(x) : matmul(x, this.embedTokens.weight, { transB: true }); // (B, T, V)
   }

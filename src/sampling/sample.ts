@@ -78,7 +78,7 @@ export function sample(model: Transformer, tokenizer: Tokenizer, prompts: number
   const done = new Array<boolean>(batch).fill(false);
   noGrad(() => {
     const cache = model.newCache(batch, total);
-    let logits = model.forward(ids, batch, promptLen, { cache, ...(anyPad ? { mask: prefix(mask, batch, total, promptLen) } : {}) });
+    let logits = model.forward(ids, batch, promptLen, { cache, lastOnly: true, ...(anyPad ? { mask: prefix(mask, batch, total, promptLen) } : {}) });
     let len = promptLen; // logits: (B, len_step, V); we read each row's last position
     for (let step = 0; step < opts.maxNewTokens; step++) {
       const steps = logits.shape[1]!;

@@ -42,6 +42,14 @@ describe.each([["llama", llama], ["gpt2", gpt]] as const)("Transformer (%s)", (_
     expect(maxDiff(both.data.subarray(3 * V, 8 * V), alone.data)).toBeLessThan(1e-5);
   });
 
+  it("computes only the last position's logits with lastOnly", () => {
+    const full = noGrad(() => model.forward(seq, 2, 4));
+    const last = noGrad(() => model.forward(seq, 2, 4, { lastOnly: true }));
+    expect(last.shape).toEqual([2, 1, V]);
+    expect(maxDiff(last.data.subarray(0, V), full.data.subarray(3 * V, 4 * V))).toBeLessThan(1e-6);
+    expect(maxDiff(last.data.subarray(V), full.data.subarray(7 * V, 8 * V))).toBeLessThan(1e-6);
+  });
+
   it("refuses a cache under grad mode and names bad shapes", () => {
     expect(() => model.forward(seq, 1, 8, { cache: model.newCache(1, 8) })).toThrow(/run cached decoding under noGrad/);
     expect(() => model.forward(seq, 2, 8)).toThrow(/8 ids do not fill \(B, T\) = \(2, 8\)/);
