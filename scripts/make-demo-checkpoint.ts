@@ -15,7 +15,7 @@ import { saveModel } from "../src/models/checkpoint.js";
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
   options: {
-    steps: { type: "string", default: "550" },
+    steps: { type: "string", default: "450" },
     lr: { type: "string", default: "0.002" },
     batch: { type: "string", default: "32" },
     out: { type: "string", default: join(ROOT, "assets", "demo-start") },
