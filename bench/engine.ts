@@ -11,9 +11,10 @@
  * - sample.tokens_per_s: 16 sequences x 128 new tokens through the KV cache (multinomial draws from the softmax
  *   of the last logits) with the GPT config.
  * Each figure is the median over timed repetitions after a warm-up; both sides use every core (PyTorch with
- * torch.set_num_threads(os.cpus().length)). Without .venv/torch the rlvr figures print alone.
+ * torch.set_num_threads(os.cpus().length)); --threads N sets both sides to N threads. Without .venv/torch the
+ * rlvr figures print alone.
  *
- * Usage: npm run bench:engine [-- --only matmul,train,sample --steps 5 --no-peer]
+ * Usage: npm run bench:engine [-- --only matmul,train,sample --steps 5 --threads 2 --no-peer --backend js]
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -24,7 +25,7 @@ import { parseArgs } from "node:util";
 import { Optimizer, adamw, backend, crossEntropy, noGrad, reshape, setBackend } from "../src/engine/index.js";
 import { parseTransformerConfig, type TransformerConfigInput } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
-import { nativeInfo } from "../src/engine/backends/native.js";
+import { nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
 import { Rng } from "../src/util/index.js";
 
 const { values: args } = parseArgs({
@@ -33,13 +34,14 @@ const { values: args } = parseArgs({
     steps: { type: "string", default: "5" },
     "no-peer": { type: "boolean", default: false },
     backend: { type: "string", default: "native" },
+    threads: { type: "string", default: String(cpus().length) },
   },
 });
 const only = new Set(args.only.split(","));
 const STEPS = Number(args.steps);
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const PY = join(ROOT, ".venv", "bin", "python");
-const THREADS = cpus().length;
+const THREADS = Number(args.threads);
 
 const GPT: TransformerConfigInput = { arch: "gpt2", vocabSize: 512, dModel: 256, nLayers: 4, nHeads: 4, nKvHeads: 4, dFf: 1024, maxSeqLen: 128, normEps: 1e-5, tieEmbeddings: true };
 const LLAMA20M: TransformerConfigInput = { arch: "llama", vocabSize: 8192, dModel: 512, nLayers: 6, nHeads: 8, nKvHeads: 4, dFf: 1408, maxSeqLen: 256, normEps: 1e-5, ropeTheta: 10000, tieEmbeddings: true };
@@ -170,8 +172,9 @@ function runPeer(): Record<string, number | string> | null {
 
 function main(): void {
   const k = setBackend(args.backend === "js" ? "js" : "native");
+  if (k.name === "native") setNativeThreads(THREADS);
   const info = k.name === "native" ? nativeInfo() : null;
-  console.log(`bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} cores=${THREADS} cpu="${cpus()[0]?.model ?? "?"}"`);
+  console.log(`bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} threads=${THREADS} cores=${cpus().length} cpu="${cpus()[0]?.model ?? "?"}"`);
   const rows: Row[] = [];
   if (only.has("matmul")) for (const n of MATMUL) rows.push({ metric: `matmul.${n}.gflops`, value: benchMatmul(n), unit: "GFLOP/s" });
   if (only.has("train")) {
