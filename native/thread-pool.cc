@@ -15,7 +15,14 @@ namespace rlvr {
 namespace {
 
 // How long an idle worker spins before sleeping: long enough to bridge the JS work between two kernel calls.
-constexpr auto kSpin = std::chrono::microseconds(100);
+// RLVR_SPIN_US overrides it (0 = sleep at once, e.g. when another process needs the cores).
+std::chrono::microseconds spinTime() {
+  static const std::chrono::microseconds t = [] {
+    const char* env = std::getenv("RLVR_SPIN_US");
+    return std::chrono::microseconds(env ? std::atol(env) : 100);
+  }();
+  return t;
+}
 
 class Pool {
  public:
@@ -89,7 +96,7 @@ class Pool {
       int spins = 0;
       while (generation_.load(std::memory_order_acquire) == seen) {
         _mm_pause();
-        if (++spins % 64 == 0 && std::chrono::steady_clock::now() - start > kSpin) {
+        if (++spins % 64 == 0 && std::chrono::steady_clock::now() - start > spinTime()) {
           std::unique_lock<std::mutex> lk(m_);
           sleepers_.fetch_add(1, std::memory_order_seq_cst);
           cv_.wait(lk, [&] { return generation_.load(std::memory_order_seq_cst) != seen; });
