@@ -16,7 +16,7 @@
  * the operand digits quickly, while the Llama-shaped `tiny-char` (RoPE) sat on a plateau for 1000+ steps (measured
  * numbers for every variant are in docs/models.md).
  *
- * Usage: npm run bench:sft [-- --steps 2000 --batch 64 --lr 3e-3 --model tiny-char-gpt --digits 3 --format reversed]
+ * Usage: npm run bench:sft [-- --steps 4000 --batch 64 --lr 3e-3 --model tiny-char-gpt --digits 3 --format reversed]
  */
 import { parseArgs } from "node:util";
 import { backend } from "../src/engine/index.js";
@@ -29,7 +29,7 @@ import { Rng } from "../src/util/index.js";
 
 const { values: args } = parseArgs({
   options: {
-    steps: { type: "string", default: "2000" },
+    steps: { type: "string", default: "4000" },
     format: { type: "string", default: "reversed" },
     "no-padded": { type: "boolean", default: false },
     batch: { type: "string", default: "64" },
