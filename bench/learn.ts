@@ -7,7 +7,7 @@
  * (same reward distribution, no link to the completion), and must not improve. Prints the mean and spread over
  * seeds, one JSON line per metric ({"bench","metric","value","unit"}), and a readable summary.
  *
- * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count), BENCH_LEARN_STEPS (RL steps),
+ * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count), BENCH_LEARN_STEPS (RL steps), BENCH_LEARN_LR,
  * BENCH_LEARN_OUT (work folder, default runs/bench-learn).
  */
 import { existsSync } from "node:fs";
@@ -16,6 +16,7 @@ import { Rng } from "../src/util/index.js";
 import { getTask } from "../src/tasks/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
+import { consoleReporter } from "../src/trainer/reporters.js";
 import { buildModel } from "../src/trainer/model-setup.js";
 import { sftWarmStart } from "../src/trainer/warm-start.js";
 import { saveModel } from "../src/models/checkpoint.js";
@@ -25,12 +26,13 @@ const ROOT = resolve(import.meta.dirname, "..");
 const OUT = resolve(process.env.BENCH_LEARN_OUT ?? join(ROOT, "runs", "bench-learn"));
 const TASKS = (process.env.BENCH_LEARN_TASKS ?? "countdown,arithmetic").split(",");
 const SEEDS = Array.from({ length: Number(process.env.BENCH_LEARN_SEEDS ?? 3) }, (_, i) => i);
-const STEPS = Number(process.env.BENCH_LEARN_STEPS ?? 60);
+const STEPS = Number(process.env.BENCH_LEARN_STEPS ?? 50);
+const LR = process.env.BENCH_LEARN_LR ? Number(process.env.BENCH_LEARN_LR) : null;
 
 /** Per-task settings: the SFT start is deliberately short so that there is room to improve. */
 const SETTINGS: Record<string, { options: Record<string, unknown>; sftSteps: number; lr: number; maxTokens: number }> = {
-  countdown: { options: {}, sftSteps: 300, lr: 3e-5, maxTokens: 24 },
-  arithmetic: { options: {}, sftSteps: 300, lr: 3e-5, maxTokens: 20 },
+  countdown: { options: {}, sftSteps: 300, lr: 6e-5, maxTokens: 24 },
+  arithmetic: { options: {}, sftSteps: 300, lr: 6e-5, maxTokens: 20 },
 };
 const MODEL = { type: "new" as const, arch: "gpt2" as const, dModel: 128, nLayers: 4, nHeads: 4, maxSeqLen: 96, tokenizer: "char" as const };
 
@@ -46,8 +48,11 @@ async function sftStart(task: string, seed: number): Promise<string> {
   const config = recipe(task, seed, dir, "sft");
   const policy = buildModel(MODEL, seed);
   const trainSet = getTask(task, s.options).generate("train", config.task.trainExamples, 0);
+  const t0 = Date.now();
+  console.error(`${task} seed ${seed}: SFT start, ${s.sftSteps} steps`);
   await sftWarmStart(policy, trainSet, { ...config, sft: { enabled: true, steps: s.sftSteps, batchSize: 32, lr: 1e-3 } });
   saveModel(dir, policy.model, policy.tokenizer);
+  console.error(`${task} seed ${seed}: SFT done in ${((Date.now() - t0) / 1000).toFixed(0)}s`);
   return dir;
 }
 
@@ -58,7 +63,7 @@ function recipe(task: string, seed: number, start: string, name: string) {
     model: { type: "checkpoint", path: start },
     task: { name: task, options: s.options, trainExamples: 2000, testExamples: 200 },
     algorithm: { kl: { beta: 0.0 } },
-    train: { steps: STEPS, promptsPerStep: 16, groupSize: 8, maxCompletionTokens: s.maxTokens, lr: s.lr, microBatchSize: 64 },
+    train: { steps: STEPS, promptsPerStep: 8, groupSize: 8, maxCompletionTokens: s.maxTokens, lr: LR ?? s.lr, microBatchSize: 64 },
     eval: { every: 0, examples: 200 },
     checkpoint: { every: 0, keepBest: false },
     log: { sampleGroups: 1, progress: false },
@@ -91,8 +96,8 @@ async function main(): Promise<void> {
       const start = await sftStart(task, seed);
       const key = `eval/${task}/pass@1`;
       const t0 = Date.now();
-      const rl = await train(recipe(task, seed, start, `rl-${task}-${seed}`), { resume: false });
-      const ctl = await train(recipe(task, seed, start, `control-${task}-${seed}`), { resume: false, transformGroups: shuffleRewards(seed) });
+      const rl = await train(recipe(task, seed, start, `rl-${task}-${seed}`), { resume: false, reporters: [consoleReporter()] });
+      const ctl = await train(recipe(task, seed, start, `control-${task}-${seed}`), { resume: false, reporters: [consoleReporter()], transformGroups: shuffleRewards(seed) });
       const before = rl.startEval![key]!;
       starts.push(before);
       afters.push(rl.finalEval![key]!);
