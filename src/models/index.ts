@@ -1,0 +1,8 @@
+/** models layer: decoder-only transformers (GPT-2 and Llama/Qwen2 shapes), tokenizers, checkpoints, registry. */
+export * from "./config.js";
+export { Transformer, DecoderLayer, tokenLogprobs, type ForwardOptions } from "./transformer.js";
+export { KVCache } from "./kv-cache.js";
+export * from "./tokenizer.js";
+export * from "./hf-tokenizer.js";
+export * from "./checkpoint.js";
+export * from "./registry.js";

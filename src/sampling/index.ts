@@ -1,0 +1,4 @@
+/** sampling layer: batched KV-cache generation with temperature, top-k, top-p, stop strings and log-probs. */
+export * from "./sample.js";
+export { drawToken, type DrawOptions, type Draw } from "./filter.js";
+export { StopWatcher } from "./stop.js";
