@@ -1,0 +1,3 @@
+/** rollout layer: token-in/token-out rollout records, batched group sampling and scoring. */
+export * from "./types.js";
+export * from "./groups.js";
