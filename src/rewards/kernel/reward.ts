@@ -13,6 +13,7 @@
  * same memoised evaluation.
  */
 import { z } from "zod";
+import { memoizeReward } from "../memo.js";
 import { rewards } from "../registry.js";
 import type { RewardResult, RewardSpec } from "../types.js";
 import { moduleUrl, sharedPool } from "../sandbox/pool.js";
@@ -59,24 +60,12 @@ export function extractKernel(completion: string, language: "js" | "wat" = "js")
   return blocks.length ? (blocks.at(-1)![1] ?? null) : null;
 }
 
-const cache = new Map<string, Promise<RewardResult>>();
-const CACHE_SIZE = 64;
+const memoEvaluate = memoizeReward(64, evaluate);
 
 /** Scores one completion (memoised per completion, gold and options). */
 export function scoreKernel(completion: string, gold: KernelGold, options: Partial<KernelOptions> = {}): Promise<RewardResult> {
   const o = kernelOptions.parse(options);
-  const key = JSON.stringify([completion, gold, o]);
-  let p = cache.get(key);
-  if (!p) {
-    p = evaluate(completion, gold, o);
-    cache.set(key, p);
-    // An infrastructure failure is not a property of the completion: do not remember it.
-    void p.then((r) => {
-      if (r.score === null && String(r.info?.reason ?? "").startsWith("infrastructure")) cache.delete(key);
-    });
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  }
-  return p;
+  return memoEvaluate(completion, gold, o);
 }
 
 function validGold(g: KernelGold): string | null {

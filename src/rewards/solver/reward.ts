@@ -14,6 +14,7 @@
  * so a task that scores all four runs the program and the solver once.
  */
 import { z } from "zod";
+import { memoizeReward } from "../memo.js";
 import { rewards } from "../registry.js";
 import type { RewardResult, RewardSpec } from "../types.js";
 import { moduleUrl, sharedPool } from "../sandbox/pool.js";
@@ -91,24 +92,12 @@ export function solutionHitRate(gold: readonly number[], values: readonly number
   return hits / gold.length;
 }
 
-const cache = new Map<string, Promise<RewardResult>>();
-const CACHE_SIZE = 256;
+const memoEvaluate = memoizeReward(256, evaluate);
 
 /** Scores one completion; every term unweighted in `terms`, the weighted sum in `score`. */
-export async function scoreSirl(completion: string, gold: SirlGold, options: Partial<SirlOptions> = {}): Promise<RewardResult> {
+export function scoreSirl(completion: string, gold: SirlGold, options: Partial<SirlOptions> = {}): Promise<RewardResult> {
   const o = resolve(sirlOptions.parse(options));
-  const key = JSON.stringify([completion, gold, o]);
-  let p = cache.get(key);
-  if (!p) {
-    p = evaluate(completion, gold, o);
-    cache.set(key, p);
-    // An infrastructure failure is not a property of the completion: do not remember it.
-    void p.then((r) => {
-      if (r.score === null && String(r.info?.reason ?? "").startsWith("infrastructure")) cache.delete(key);
-    });
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  }
-  return p;
+  return memoEvaluate(completion, gold, o);
 }
 
 async function evaluate(completion: string, gold: SirlGold, o: SirlOptions): Promise<RewardResult> {
