@@ -1,16 +1,9 @@
 /** Shape arithmetic shared by the ops: broadcasting, strides, axis normalisation. Pure functions, no tensors. */
 import { ShapeError, fmtShape } from "../../util/errors.js";
 
-/** Contiguous row-major strides of a shape. */
-export function stridesOf(shape: readonly number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    s[d] = acc;
-    acc *= shape[d]!;
-  }
-  return s;
-}
+/** Contiguous row-major strides of a shape (one definition, shared with the js backend). */
+import { contiguousStrides } from "../backends/js-strided.js";
+export const stridesOf = contiguousStrides;
 
 /** NumPy broadcast of shapes; the error names the op (a string, or a thunk built only on error) and every shape. */
 export function broadcastShapes(op: string | (() => string), ...shapes: (readonly number[])[]): number[] {
