@@ -27,6 +27,11 @@ export interface TrainerState {
   best: { score: number; step: number } | null;
   /** Cumulative counters carried across resume (tokens, samples, nulls). */
   counters: Record<string, number>;
+  /**
+   * The metrics of `step`, kept so that a crash between writing this checkpoint and appending its metrics line
+   * loses nothing: resume writes the line if metrics.jsonl lacks it.
+   */
+  stepMetrics?: Record<string, number>;
 }
 
 /** What a loaded checkpoint gives back. */

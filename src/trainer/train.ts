@@ -8,6 +8,7 @@
  * removed from the step (§1.6). Determinism: every random stream is derived from (seed, step), so a run resumed
  * from its newest complete checkpoint replays exactly the steps an uninterrupted run would have taken.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, Rng } from "../util/index.js";
 import { noGrad, type OptimizerState } from "../engine/index.js";
@@ -75,8 +76,10 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const ck = loadCheckpoint(resumeFrom);
     policy = { model: ck.model, tokenizer: ck.tokenizer };
     optimizerState = ck.optimizerState;
-    state = ck.state;
+    const { stepMetrics, ...rest } = ck.state;
+    state = rest;
     run.truncateAfter(state.step);
+    if (stepMetrics && existsSync(run.metricsPath) && !run.metrics().some((r) => r.step === state.step)) run.logMetrics({ step: state.step, ...stepMetrics });
   } else {
     run.reset(); // a fresh start: no stale lines or checkpoints from an earlier run of the same name
     run.init(config);
@@ -118,7 +121,9 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     let groups: RolloutGroup[] = [];
     let genBatches = 0;
     let kept: ReturnType<typeof assignAdvantages> | null = null;
-    const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0 };
+    // oldLogprobs and weightSync stay 0 with the built-in sampler: it records the exact log-probs of the weights it
+    // samples with, and it shares those weights with the trainer (nothing to recompute or copy).
+    const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0, oldLogprobs: 0, weightSync: 0 };
     const allGroups: RolloutGroup[] = [];
     for (;;) {
       const t0 = performance.now();
@@ -202,14 +207,19 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       lastEval = await runEval(step);
       m["time/eval"] = lastEval["time/eval"]!;
     }
+    // The checkpoint is written before the step's metrics line (so that line can carry time/checkpoint) and holds a
+    // copy of the metrics, which resume appends if a crash fell between the two.
     const ckptNow = (config.checkpoint.every > 0 && step % config.checkpoint.every === 0) || step === lastStep;
+    let ckptDir: string | null = null;
+    if (ckptNow) {
+      const t4 = performance.now();
+      ckptDir = saveCheckpoint(run.checkpointsDir, `step-${step}`, { model, tokenizer, optimizerState: optimizer.state(), state: { ...state, stepMetrics: m } });
+      pruneCheckpoints(run.checkpointsDir, config.checkpoint.keepLast);
+      m["time/checkpoint"] = (performance.now() - t4) / 1000;
+    }
     m["time/step"] = (performance.now() - tStep) / 1000;
     emit(reporters, "onStep", step, m);
-    if (ckptNow) {
-      const dir = saveCheckpoint(run.checkpointsDir, `step-${step}`, { model, tokenizer, optimizerState: optimizer.state(), state });
-      pruneCheckpoints(run.checkpointsDir, config.checkpoint.keepLast);
-      emit(reporters, "onCheckpoint", step, dir);
-    }
+    if (ckptDir) emit(reporters, "onCheckpoint", step, ckptDir);
   }
   emit(reporters, "onEnd", { step: state.step, best: state.best });
   return { runDir: run.root, step: state.step, startEval, finalEval: lastEval, best: state.best };
