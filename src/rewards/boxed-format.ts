@@ -9,8 +9,12 @@ import { z } from "zod";
 import { rewards } from "./registry.js";
 import type { RewardResult, RewardSpec } from "./types.js";
 
-/** Options of "boxed-format" (none yet; the schema rejects unknown fields). */
-export const boxedFormatOptions = z.object({}).strict();
+/** Options of "boxed-format". */
+export const boxedFormatOptions = z
+  .object({
+    workBefore: z.boolean().default(false).describe("allow working (any text without a box) before the one box; nothing may follow it"),
+  })
+  .strict();
 
 /** One `\boxed{…}`: where it starts and ends in the text, and its content. */
 export interface BoxedSpan {
@@ -38,14 +42,17 @@ export function boxedSpans(text: string): BoxedSpan[] {
   return out;
 }
 
-/** 1 when `completion` is exactly one non-empty `\boxed{…}` (whitespace around it allowed). */
-export function boxedOnly(completion: string): { score: number; reason?: string } {
+/**
+ * 1 when `completion` is exactly one non-empty `\boxed{…}` (whitespace around it allowed); with `workBefore`,
+ * text before the box is allowed too, but the box must still end the completion.
+ */
+export function boxedOnly(completion: string, workBefore = false): { score: number; reason?: string } {
   const text = completion.trim();
   const spans = boxedSpans(text);
   if (spans.length === 0) return { score: 0, reason: "no closed \\boxed{}" };
   if (spans.length > 1 || text.split("\\boxed").length - 1 > 1) return { score: 0, reason: "more than one \\boxed{}" };
   const s = spans[0]!;
-  if (s.start !== 0 || s.end !== text.length) return { score: 0, reason: "text outside the box" };
+  if ((s.start !== 0 && !workBefore) || s.end !== text.length) return { score: 0, reason: "text outside the box" };
   if (s.content.trim() === "") return { score: 0, reason: "empty box" };
   return { score: 1 };
 }
@@ -55,8 +62,8 @@ export const boxedFormatReward: RewardSpec<z.infer<typeof boxedFormatOptions>, u
   name: "boxed-format",
   description: "format term: the completion is exactly one non-empty \\boxed{...} and nothing else",
   options: boxedFormatOptions,
-  score: ({ completion }): RewardResult => {
-    const r = boxedOnly(completion);
+  score: ({ completion }, o): RewardResult => {
+    const r = boxedOnly(completion, o.workBefore);
     return { score: r.score, terms: { format: r.score }, ...(r.reason ? { info: { reason: r.reason } } : {}) };
   },
   goldCompletion: () => "\\boxed{42}",

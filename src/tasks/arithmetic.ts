@@ -1,6 +1,8 @@
 /**
  * "arithmetic": short arithmetic word problems with a boxed final answer, e.g.
- * `Ann has 7 pens, gets 5. Total?` → `\boxed{12}`.
+ * `Ann has 7 pens, gets 5. Total?` → `\boxed{12}`, or with `showWork` the working first:
+ * `Bo has 11 cards, loses 6, gets 9. Now?` → `11-6=5,5+9=14 \boxed{14}` (the reasoning-then-answer shape of
+ * RLVR completions, in a form a character-level model can learn; only the boxed answer is scored).
  *
  * Prompts stay under about 40 characters so a small character-level model can learn them. A problem is one or
  * two steps of +, −, × or ÷ over whole numbers (every intermediate result a non-negative integer). The split is
@@ -31,6 +33,7 @@ export const arithmeticOptions = z
     minSteps: z.number().int().min(1).max(2).default(1).describe("fewest operations"),
     maxSteps: z.number().int().min(1).max(2).default(2).describe("most operations"),
     ops: z.array(z.enum(ARITHMETIC_OPS)).min(1).default([...ARITHMETIC_OPS]).describe("operations used"),
+    showWork: z.boolean().default(false).describe("gold completions show each step (11-6=5,5+9=14) before the box"),
   })
   .strict()
   .refine((o) => o.minSteps <= o.maxSteps, { message: "minSteps must be <= maxSteps", path: ["minSteps"] });
@@ -39,27 +42,27 @@ export const arithmeticOptions = z
 export type ArithmeticOptions = z.infer<typeof arithmeticOptions>;
 
 /** One step's numbers and text, given the running total. */
-function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: string): { text: string; value: number; key: string } {
+function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: string): { text: string; value: number; key: string; work: string } {
   switch (op) {
     case "add": {
       const a = rng.intBetween(1, max - 1);
       const b = rng.intBetween(1, max - a);
-      return { text: `${name} has ${a} ${item}, gets ${b}.`, value: a + b, key: `${a}+${b}` };
+      return { text: `${name} has ${a} ${item}, gets ${b}.`, value: a + b, key: `${a}+${b}`, work: `${a}+${b}=${a + b}` };
     }
     case "sub": {
       const a = rng.intBetween(2, max);
       const b = rng.intBetween(1, a - 1);
-      return { text: `${name} has ${a} ${item}, loses ${b}.`, value: a - b, key: `${a}-${b}` };
+      return { text: `${name} has ${a} ${item}, loses ${b}.`, value: a - b, key: `${a}-${b}`, work: `${a}-${b}=${a - b}` };
     }
     case "mul": {
       const a = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max * 2))));
       const b = rng.intBetween(2, Math.max(2, Math.floor(max / a)));
-      return { text: `${name} has ${a} bags of ${b} ${item}.`, value: a * b, key: `${a}*${b}` };
+      return { text: `${name} has ${a} bags of ${b} ${item}.`, value: a * b, key: `${a}*${b}`, work: `${a}*${b}=${a * b}` };
     }
     case "div": {
       const b = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max))));
       const q = rng.intBetween(1, Math.max(1, Math.floor(max / b)));
-      return { text: `${name} splits ${q * b} ${item} into ${b} bags.`, value: q, key: `${q * b}/${b}` };
+      return { text: `${name} splits ${q * b} ${item} into ${b} bags.`, value: q, key: `${q * b}/${b}`, work: `${q * b}/${b}=${q}` };
     }
   }
 }
@@ -75,6 +78,7 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
   if (op === "div") steps = 1;
   let value = first.value;
   let key = first.key;
+  let work = first.work;
   let prompt: string;
   if (steps === 1) {
     prompt = `${first.text} ${op === "div" ? "Each?" : op === "sub" ? "Left?" : "Total?"}`;
@@ -82,25 +86,26 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
     // Second step: gets c more, or loses c (never below zero).
     const gets = value === 0 || rng.random() < 0.5;
     const c = gets ? rng.intBetween(1, Math.max(1, o.maxValue - Math.min(value, o.maxValue - 1))) : rng.intBetween(1, value);
+    work += `,${value}${gets ? "+" : "-"}${c}=${gets ? value + c : value - c}`;
     value = gets ? value + c : value - c;
     key = `(${key})${gets ? "+" : "-"}${c}`;
     prompt = `${first.text.slice(0, -1)}, ${gets ? "gets" : "loses"} ${c}. Now?`;
   }
   const answer = String(value);
-  return { key, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
+  return { key, prompt, gold: { answer }, goldCompletion: o.showWork ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer) };
 }
 
 /** Builds the "arithmetic" task for the given difficulty. */
 export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): Task<AnswerGold> {
   const o = arithmeticOptions.parse(options);
-  const terms = [mathCorrectTerm(), formatTerm()];
+  const terms = [mathCorrectTerm(), o.showWork ? { ...formatTerm(), options: { workBefore: true } } : formatTerm()];
   return {
     name: "arithmetic",
-    description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed`,
+    description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${o.showWork ? " after the working" : ""}`,
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,
-    maxNewTokens: ANSWER_MAX_TOKENS,
+    maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 16 : ANSWER_MAX_TOKENS,
     generate(split, count, seed): Example<AnswerGold>[] {
       return generateExamples("arithmetic", split, count, seed, (rng) => drawProblem(rng, o));
     },

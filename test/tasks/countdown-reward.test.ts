@@ -129,6 +129,17 @@ describe("boxed-format", () => {
   ])("%j → %d", async (completion, want) => {
     expect((await rewards.score("boxed-format", { completion, gold: null })).score).toBe(want);
   });
+  it.each([
+    ["7+5=12 \\boxed{12}", 1], // working before the box
+    ["\\boxed{12}", 1], // working is allowed, not required
+    ["7+5=12 \\boxed{12} done", 0], // nothing may follow the box
+    ["7+5=12 \\boxed{12}\\boxed{13}", 0],
+    ["\\boxed{11} 7+5=12 \\boxed{12}", 0], // a box inside the working is a second box
+    ["7+5=12 \\boxed{}", 0],
+    ["7+5=12", 0],
+  ])("with workBefore: %j → %d", async (completion, want) => {
+    expect((await rewards.score("boxed-format", { completion, gold: null }, { workBefore: true })).score).toBe(want);
+  });
   it("boxedSpans finds brace-matched boxes in order", () => {
     expect(boxedSpans("a \\boxed{1} b \\boxed{{2}} c \\boxed{3").map((s) => s.content)).toEqual(["1", "{2}"]);
   });

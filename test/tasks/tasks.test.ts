@@ -136,6 +136,36 @@ describe("task-specific checks", () => {
       expect(Number(e.gold.answer)).toBeGreaterThanOrEqual(0);
     }
   });
+  it("arithmetic with showWork: every step of the working is true, ends at the boxed answer, and scores in full", async () => {
+    const task = getTask("arithmetic", { showWork: true });
+    expect(task.maxNewTokens).toBeGreaterThanOrEqual(32);
+    for (const e of task.generate("test", 60, 2)) {
+      const m = /^(.*) \\boxed\{(\d+)\}$/.exec(e.goldCompletion)!;
+      expect(m, e.goldCompletion).not.toBeNull();
+      const steps = m[1]!.split(",").map((s) => /^(\d+)([-+*/])(\d+)=(\d+)$/.exec(s)!);
+      for (const [, a, op, b, r] of steps) {
+        const [x, y] = [Number(a), Number(b)];
+        expect(({ "+": x + y, "-": x - y, "*": x * y, "/": x / y } as Record<string, number>)[op!], e.goldCompletion).toBe(Number(r));
+      }
+      for (let i = 1; i < steps.length; i++) expect(steps[i]![1]).toBe(steps[i - 1]![4]); // each step starts from the last result
+      expect(steps[steps.length - 1]![4]).toBe(e.gold.answer);
+      expect(m[2]).toBe(e.gold.answer);
+      const r = await task.score(e, e.goldCompletion);
+      expect([r.terms.correct, r.terms.format]).toEqual([1, 1]);
+    }
+    const [e] = task.generate("test", 1, 5);
+    const a = e!.gold.answer;
+    const cases: [string, number, number][] = [
+      [`1+1=${a}`, 0, 0], // the right number in the working but no box
+      [`\\boxed{${a}}`, 1, 1], // the working is optional
+      [`1+1=2 \\boxed{${Number(a) + 1}}`, 0, 1],
+      [`1+1=${a} \\boxed{${a}} \\boxed{${Number(a) + 1}}`, 0, 0], // two boxes: the last counts, and the format fails
+    ];
+    for (const [c, correct, format] of cases) {
+      const r = await task.score(e!, c);
+      expect([r.terms.correct, r.terms.format], c).toEqual([correct, format]);
+    }
+  });
   it("too small a problem space: the test split fails with a clear error, the train split repeats in order", () => {
     const small = getTask("addition", { maxDigits: 1 });
     expect(() => small.generate("test", 100, 1)).toThrow(/distinct test problems.*widen/);
