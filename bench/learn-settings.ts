@@ -1,0 +1,79 @@
+/**
+ * Settings of `npm run bench:learn`: the model, the per-task SFT start and RL run, and the job records the
+ * orchestrator (bench/learn.ts) and its jobs (bench/learn-job.ts) exchange. Every number here is quoted in
+ * docs/training.md with the figures it gave.
+ */
+
+/** The policy: a small character-level GPT (about 0.8M parameters), trained from scratch by the SFT job. */
+export const MODEL = { arch: "gpt2" as const, dModel: 128, nLayers: 4, nHeads: 4, maxSeqLen: 96, tokenizer: "char" as const };
+
+/** Per-task settings. */
+export interface TaskSettings {
+  /** Task difficulty options. */
+  options: Record<string, unknown>;
+  /** Train examples (distinct problems; SFT and RL prompts both come from them). */
+  trainExamples: number;
+  /** Held-out questions, and samples per question for sampled pass@1. */
+  evalExamples: number;
+  evalSamples: number;
+  /** Completion budget in tokens, and the sampling (and evaluation) temperature. */
+  maxTokens: number;
+  temperature: number;
+  /** The SFT start: a deliberately short supervised run, so there is room to improve. */
+  sft: { steps: number; batchSize: number; lr: number };
+  /** The RL run (GRPO, the concept card's sketch). */
+  rl: { steps: number; promptsPerStep: number; groupSize: number; lr: number; warmupSteps: number; beta: number };
+}
+
+const TUNED: Record<string, TaskSettings> = {
+  countdown: {
+    options: {},
+    trainExamples: 4000,
+    evalExamples: 200,
+    evalSamples: 4,
+    maxTokens: 24,
+    temperature: 1,
+    sft: { steps: 2000, batchSize: 32, lr: 1e-3 },
+    rl: { steps: 100, promptsPerStep: 8, groupSize: 16, lr: 1e-4, warmupSteps: 10, beta: 0.04 },
+  },
+  arithmetic: {
+    options: { showWork: true },
+    trainExamples: 7000,
+    evalExamples: 200,
+    evalSamples: 4,
+    maxTokens: 40,
+    temperature: 1,
+    sft: { steps: 1500, batchSize: 32, lr: 1e-3 },
+    rl: { steps: 150, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0 },
+  },
+};
+
+/** `BENCH_LEARN_SMOKE=1`: the same jobs at a tiny size (checks the plumbing in a minute; the figures mean nothing). */
+const smoke = (s: TaskSettings): TaskSettings => ({
+  ...s, evalExamples: 20, sft: { ...s.sft, steps: 20 }, rl: { ...s.rl, steps: 3, promptsPerStep: 2, groupSize: 4, warmupSteps: 0 },
+});
+
+/** The settings in effect. */
+export const TASKS: Record<string, TaskSettings> = Object.fromEntries(
+  Object.entries(TUNED).map(([name, s]) => [name, process.env.BENCH_LEARN_SMOKE ? smoke(s) : s]),
+);
+
+/** One job: the SFT start of (task, seed), or the RL or control run from it. */
+export interface JobSpec {
+  kind: "sft" | "rl" | "control";
+  task: string;
+  seed: number;
+  /** The job's folder (one per task and seed, shared by its three jobs). */
+  dir: string;
+  /** The SFT start model folder (rl and control). */
+  start?: string;
+}
+
+/** What a job reports: held-out pass@1 of its model, sampled and greedy. */
+export interface JobResult extends JobSpec {
+  sampled: number;
+  greedy: number;
+  /** Training correctness (mean of the correctness term) per RL step. */
+  trainCorrect?: number[];
+  seconds: number;
+}
