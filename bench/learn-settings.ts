@@ -53,9 +53,15 @@ const smoke = (s: TaskSettings): TaskSettings => ({
   ...s, evalExamples: 20, sft: { ...s.sft, steps: 20 }, rl: { ...s.rl, steps: 3, promptsPerStep: 2, groupSize: 4, warmupSteps: 0 },
 });
 
+/** RL overrides from the environment (BENCH_LEARN_LR, BENCH_LEARN_STEPS, BENCH_LEARN_BETA), for experiments. */
+function overridden(s: TaskSettings): TaskSettings {
+  const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+  return { ...s, rl: { ...s.rl, lr: num("BENCH_LEARN_LR", s.rl.lr), steps: num("BENCH_LEARN_STEPS", s.rl.steps), beta: num("BENCH_LEARN_BETA", s.rl.beta) } };
+}
+
 /** The settings in effect. */
 export const TASKS: Record<string, TaskSettings> = Object.fromEntries(
-  Object.entries(TUNED).map(([name, s]) => [name, process.env.BENCH_LEARN_SMOKE ? smoke(s) : s]),
+  Object.entries(TUNED).map(([name, s]) => [name, process.env.BENCH_LEARN_SMOKE ? smoke(overridden(s)) : overridden(s)]),
 );
 
 /** One job: the SFT start of (task, seed), or the RL or control run from it. */

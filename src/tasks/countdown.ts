@@ -7,6 +7,8 @@
  * number exactly once. A valid expression with the wrong value earns the reward's 0.1 format credit in the
  * correctness term (TinyZero/wd1 reference), so pass@k counts only exact hits (value 1).
  * The split is decided by the sorted numbers and the target, so a reordered test problem never appears in training.
+ * With `showWork`, the gold completion first shows the generator's steps, e.g. `3+5=8,8*2=16 \boxed{(3+5)*2}`; only
+ * the boxed expression is scored.
  */
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
@@ -26,6 +28,7 @@ export const countdownTaskOptions = z
     maxNumber: z.number().int().min(2).max(100).default(12).describe("largest given number (smallest is 1)"),
     maxTarget: z.number().int().min(1).max(10000).default(99).describe("largest target"),
     ops: z.array(z.enum(OPS)).min(1).default([...OPS]).describe("operators the generator combines with"),
+    showWork: z.boolean().default(false).describe("gold completions show each step (3+5=8,8*2=16) before the box"),
   })
   .strict();
 
@@ -34,9 +37,13 @@ export type CountdownTaskOptions = z.infer<typeof countdownTaskOptions>;
 
 type Built = ReturnType<typeof combineExpressions>;
 
-/** Combines a random pair of the pool until one expression is left; null if no allowed op fits a pair. */
-function randomExpression(rng: Rng, numbers: number[], ops: readonly (typeof OPS)[number][]): Built | null {
+/**
+ * Combines a random pair of the pool until one expression is left, recording each step as `a op b = c`; null if no
+ * allowed op fits a pair.
+ */
+function randomExpression(rng: Rng, numbers: number[], ops: readonly (typeof OPS)[number][]): (Built & { steps: string[] }) | null {
   let pool: Built[] = numbers.map((n) => ({ value: n, text: String(n), prec: 3 }));
+  const steps: string[] = [];
   while (pool.length > 1) {
     const i = rng.int(pool.length);
     let j = rng.int(pool.length - 1);
@@ -50,9 +57,11 @@ function randomExpression(rng: Rng, numbers: number[], ops: readonly (typeof OPS
       else return null;
     }
     pool = pool.filter((_, k) => k !== i && k !== j);
-    pool.push(combineExpressions(a, op, b));
+    const c = combineExpressions(a, op, b);
+    steps.push(`${a.value}${op}${b.value}=${c.value}`);
+    pool.push(c);
   }
-  return pool[0]!;
+  return { ...pool[0]!, steps };
 }
 
 function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
@@ -66,7 +75,7 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
       key,
       prompt: `Use ${numbers.join(",")} to make ${target}.`,
       gold: { numbers, target },
-      goldCompletion: boxedCompletion(built.text),
+      goldCompletion: o.showWork ? `${built.steps.join(",")} ${boxedCompletion(built.text)}` : boxedCompletion(built.text),
     };
   }
 }
@@ -74,14 +83,15 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
 /** Builds the "countdown" task for the given difficulty. */
 export function createCountdownTask(options: Partial<CountdownTaskOptions> = {}): Task<CountdownGold> {
   const o = countdownTaskOptions.parse(options);
-  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } }, formatTerm()];
+  const format = o.showWork ? { ...formatTerm(), options: { workBefore: true } } : formatTerm();
+  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } }, format];
   return {
     name: "countdown",
     description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,
-    maxNewTokens: ANSWER_MAX_TOKENS,
+    maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 12 * (o.count - 1) : ANSWER_MAX_TOKENS,
     generate(split, count, seed): Example<CountdownGold>[] {
       return generateExamples("countdown", split, count, seed, (rng) => drawProblem(rng, o));
     },

@@ -166,6 +166,35 @@ describe("task-specific checks", () => {
       expect([r.terms.correct, r.terms.format], c).toEqual([correct, format]);
     }
   });
+  it("countdown with showWork: true steps that end at the target, then the scored box", async () => {
+    const task = getTask("countdown", { showWork: true, count: 4 });
+    expect(task.maxNewTokens).toBeGreaterThanOrEqual(48);
+    for (const e of task.generate("test", 60, 2)) {
+      const m = /^(.*) \\boxed\{(.*)\}$/.exec(e.goldCompletion)!;
+      expect(m, e.goldCompletion).not.toBeNull();
+      const steps = m[1]!.split(",").map((s) => /^(\d+)([-+*/])(\d+)=(\d+)$/.exec(s)!);
+      expect(steps).toHaveLength(3); // count − 1 combinations
+      for (const [, a, op, b, r] of steps) {
+        const [x, y] = [Number(a), Number(b)];
+        expect(({ "+": x + y, "-": x - y, "*": x * y, "/": x / y } as Record<string, number>)[op!], e.goldCompletion).toBe(Number(r));
+      }
+      expect(Number(steps[steps.length - 1]![4])).toBe(e.gold.target);
+      expect(parseExpression(m[2]!).value).toBe(e.gold.target);
+      const r = await task.score(e, e.goldCompletion);
+      expect([r.terms.correct, r.terms.format]).toEqual([1, 1]);
+    }
+    const [e] = task.generate("test", 1, 5);
+    const expr = /\\boxed\{(.*)\}$/.exec(e!.goldCompletion)![1]!;
+    const cases: [string, number, number][] = [
+      [`1+1=${e!.gold.target}`, 0, 0], // the target in the working, no box
+      [`\\boxed{${expr}}`, 1, 1], // the working is optional
+      [`1+1=2 \\boxed{${e!.gold.target}}`, 0, 1], // the target itself is not an expression of the numbers
+    ];
+    for (const [c, correct, format] of cases) {
+      const r = await task.score(e!, c);
+      expect([r.terms.correct, r.terms.format], c).toEqual([correct, format]);
+    }
+  });
   it("too small a problem space: the test split fails with a clear error, the train split repeats in order", () => {
     const small = getTask("addition", { maxDigits: 1 });
     expect(() => small.generate("test", 100, 1)).toThrow(/distinct test problems.*widen/);
