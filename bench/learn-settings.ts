@@ -34,7 +34,7 @@ const TUNED: Record<string, TaskSettings> = {
     maxTokens: 24,
     temperature: 1,
     sft: { steps: 2000, batchSize: 32, lr: 1e-3 },
-    rl: { steps: 100, promptsPerStep: 8, groupSize: 16, lr: 1e-4, warmupSteps: 10, beta: 0.04 },
+    rl: { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04 },
   },
   arithmetic: {
     options: { showWork: true },
