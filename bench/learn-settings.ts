@@ -53,10 +53,10 @@ const smoke = (s: TaskSettings): TaskSettings => ({
   ...s, evalExamples: 20, sft: { ...s.sft, steps: 20 }, rl: { ...s.rl, steps: 3, promptsPerStep: 2, groupSize: 4, warmupSteps: 0 },
 });
 
-/** RL overrides from the environment (BENCH_LEARN_LR, BENCH_LEARN_STEPS, BENCH_LEARN_BETA), for experiments. */
+/** Overrides from the environment (BENCH_LEARN_LR, _STEPS, _BETA for RL; BENCH_LEARN_SFT_STEPS), for experiments. */
 function overridden(s: TaskSettings): TaskSettings {
   const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
-  return { ...s, rl: { ...s.rl, lr: num("BENCH_LEARN_LR", s.rl.lr), steps: num("BENCH_LEARN_STEPS", s.rl.steps), beta: num("BENCH_LEARN_BETA", s.rl.beta) } };
+  return { ...s, sft: { ...s.sft, steps: num("BENCH_LEARN_SFT_STEPS", s.sft.steps) }, rl: { ...s.rl, lr: num("BENCH_LEARN_LR", s.rl.lr), steps: num("BENCH_LEARN_STEPS", s.rl.steps), beta: num("BENCH_LEARN_BETA", s.rl.beta) } };
 }
 
 /** The settings in effect. */
