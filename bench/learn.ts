@@ -10,7 +10,7 @@
  * many at once as there are cores; SFT starts are kept under the work folder and reused while their settings
  * are unchanged. Prints one JSON line per metric ({"bench","metric","value","unit"}) and a readable summary.
  *
- * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count, default 3, or a comma list of seeds),
+ * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count, default 3) or BENCH_LEARN_SEED_LIST (e.g. 0,2),
  * BENCH_LEARN_JOBS (parallel jobs, default the core count), BENCH_LEARN_OUT (work folder, default runs/bench-learn),
  * BENCH_LEARN_LR / BENCH_LEARN_STEPS / BENCH_LEARN_BETA / BENCH_LEARN_SFT_STEPS (override the settings of every
  * task, for experiments).
@@ -25,8 +25,12 @@ import { MODEL, TASKS, type JobResult, type JobSpec } from "./learn-settings.js"
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT = resolve(process.env.BENCH_LEARN_OUT ?? join(ROOT, "runs", "bench-learn"));
 const TASK_NAMES = (process.env.BENCH_LEARN_TASKS ?? Object.keys(TASKS).join(",")).split(",");
-const SEEDS_ENV = process.env.BENCH_LEARN_SEEDS ?? "3";
-const SEEDS = SEEDS_ENV.includes(",") ? SEEDS_ENV.split(",").map(Number) : Array.from({ length: Number(SEEDS_ENV) }, (_, i) => i);
+const SEEDS = process.env.BENCH_LEARN_SEED_LIST
+  ? process.env.BENCH_LEARN_SEED_LIST.split(",").map(Number)
+  : Array.from({ length: Number(process.env.BENCH_LEARN_SEEDS ?? 3) }, (_, i) => i);
+if (SEEDS.length === 0 || SEEDS.some((s) => !Number.isInteger(s) || s < 0)) {
+  throw new Error(`bench:learn: no valid seeds (BENCH_LEARN_SEEDS is a count >= 1, BENCH_LEARN_SEED_LIST a list such as 0,2)`);
+}
 const PARALLEL = Math.max(1, Number(process.env.BENCH_LEARN_JOBS ?? availableParallelism()));
 const TARGET_GAIN = 0.1;
 
