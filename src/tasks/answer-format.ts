@@ -25,9 +25,9 @@ export function boxedCompletion(value: string | number): string {
   return `\\boxed{${value}}`;
 }
 
-/** The format term every built-in task uses. */
-export function formatTerm(weight = FORMAT_WEIGHT): RewardTerm {
-  return { name: "format", reward: "boxed-format", weight, options: {} };
+/** The format term every built-in task uses; `workBefore` allows working before the box (the tasks' `showWork`). */
+export function formatTerm(weight = FORMAT_WEIGHT, workBefore = false): RewardTerm {
+  return { name: "format", reward: "boxed-format", weight, options: workBefore ? { workBefore: true } : {} };
 }
 
 /** The correctness term of the maths tasks: `math-answer` on the boxed value. */

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { generateExamples, type Drawn } from "./generate.js";
-import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { AnswerGold } from "./addition.js";
 import type { TaskDefinition } from "./registry.js";
@@ -98,7 +98,7 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
 /** Builds the "arithmetic" task for the given difficulty. */
 export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): Task<AnswerGold> {
   const o = arithmeticOptions.parse(options);
-  const terms = [mathCorrectTerm(), o.showWork ? { ...formatTerm(), options: { workBefore: true } } : formatTerm()];
+  const terms = [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork)];
   return {
     name: "arithmetic",
     description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${o.showWork ? " after the working" : ""}`,

@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { combineExpressions, type CountdownGold } from "../rewards/countdown.js";
 import { generateExamples, type Drawn } from "./generate.js";
-import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { TaskDefinition } from "./registry.js";
 import type { Example, RewardTerm, Task } from "./types.js";
@@ -83,8 +83,7 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
 /** Builds the "countdown" task for the given difficulty. */
 export function createCountdownTask(options: Partial<CountdownTaskOptions> = {}): Task<CountdownGold> {
   const o = countdownTaskOptions.parse(options);
-  const format = o.showWork ? { ...formatTerm(), options: { workBefore: true } } : formatTerm();
-  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } }, format];
+  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } }, formatTerm(FORMAT_WEIGHT, o.showWork)];
   return {
     name: "countdown",
     description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
