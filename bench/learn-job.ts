@@ -32,7 +32,7 @@ export function jobRecipe(spec: JobSpec, start: string) {
     name: spec.kind, outDir: spec.dir, seed: spec.seed, preset: "grpo",
     model: { type: "checkpoint", path: start },
     task: { name: spec.task, options: s.options, trainExamples: s.trainExamples, testExamples: s.evalExamples },
-    algorithm: { kl: { beta: s.rl.beta } },
+    algorithm: { kl: { beta: s.rl.beta }, loss: { afterFirstError: s.rl.afterFirstError ?? "train" } },
     sampler: { type: "builtin", temperature: s.temperature },
     train: {
       steps: s.rl.steps, promptsPerStep: s.rl.promptsPerStep, groupSize: s.rl.groupSize, maxCompletionTokens: s.maxTokens,

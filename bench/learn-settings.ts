@@ -22,7 +22,7 @@ export interface TaskSettings {
   /** The SFT start: a deliberately short supervised run, so there is room to improve. */
   sft: { steps: number; batchSize: number; lr: number };
   /** The RL run (GRPO, the concept card's sketch). */
-  rl: { steps: number; promptsPerStep: number; groupSize: number; lr: number; warmupSteps: number; beta: number };
+  rl: { steps: number; promptsPerStep: number; groupSize: number; lr: number; warmupSteps: number; beta: number; afterFirstError?: "train" | "mask" };
 }
 
 const TUNED: Record<string, TaskSettings> = {
@@ -53,10 +53,13 @@ const smoke = (s: TaskSettings): TaskSettings => ({
   ...s, evalExamples: 20, sft: { ...s.sft, steps: 20 }, rl: { ...s.rl, steps: 3, promptsPerStep: 2, groupSize: 4, warmupSteps: 0 },
 });
 
-/** Overrides from the environment (BENCH_LEARN_LR, _STEPS, _BETA for RL; BENCH_LEARN_SFT_STEPS), for experiments. */
+/** Overrides from the environment (BENCH_LEARN_LR, _STEPS, _BETA, _CREDIT for RL; BENCH_LEARN_SFT_STEPS), for experiments. */
 function overridden(s: TaskSettings): TaskSettings {
   const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
-  return { ...s, sft: { ...s.sft, steps: num("BENCH_LEARN_SFT_STEPS", s.sft.steps) }, rl: { ...s.rl, lr: num("BENCH_LEARN_LR", s.rl.lr), steps: num("BENCH_LEARN_STEPS", s.rl.steps), beta: num("BENCH_LEARN_BETA", s.rl.beta) } };
+  const c = process.env.BENCH_LEARN_CREDIT;
+  if (c !== undefined && c !== "train" && c !== "mask") throw new Error(`BENCH_LEARN_CREDIT: ${JSON.stringify(c)}; allowed: train, mask`);
+  const credit = c ? { afterFirstError: c as "train" | "mask" } : {};
+  return { ...s, sft: { ...s.sft, steps: num("BENCH_LEARN_SFT_STEPS", s.sft.steps) }, rl: { ...s.rl, lr: num("BENCH_LEARN_LR", s.rl.lr), steps: num("BENCH_LEARN_STEPS", s.rl.steps), beta: num("BENCH_LEARN_BETA", s.rl.beta), ...credit } };
 }
 
 /** The settings in effect. */

@@ -12,3 +12,4 @@ export * from "./kernel/index.js";
 export * from "./car/index.js";
 export * from "./countdown.js";
 export * from "./boxed-format.js";
+export * from "./working-steps.js";

@@ -17,6 +17,12 @@ export interface RewardResult {
   terms: Record<string, number>;
   /** Diagnostics: what was extracted, why a check failed. */
   info?: Record<string, unknown>;
+  /**
+   * Character offset in the completion where the first verifiably wrong step ends, when the checker can localise a
+   * mistake (e.g. "working-steps"). Text after it follows from a wrong premise; with
+   * `algorithm.loss.afterFirstError: "mask"` the trainer gives its tokens no credit.
+   */
+  firstErrorEnd?: number;
 }
 
 /** What a reward sees for one completion. */

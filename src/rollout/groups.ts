@@ -114,6 +114,7 @@ export async function scoreGroups(task: Task, examplesById: ReadonlyMap<string, 
         r.reward = res.score === null || !Number.isFinite(res.score) ? null : res.score;
         r.terms = { ...res.terms };
         if (res.info) r.rewardInfo = res.info;
+        if (res.firstErrorEnd !== undefined) r.firstErrorEnd = res.firstErrorEnd;
         if (res.score !== null && !Number.isFinite(res.score)) r.rewardInfo = { ...res.info, error: `non-finite score ${res.score}` };
       } catch (err) {
         r.reward = null;

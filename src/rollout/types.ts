@@ -35,6 +35,10 @@ export interface Rollout {
   terms: Record<string, number>;
   /** Why a reward was null, or other checker diagnostics. */
   rewardInfo?: Record<string, unknown>;
+  /** Character offset where the checker's first localised mistake ends (RewardResult.firstErrorEnd). */
+  firstErrorEnd?: number;
+  /** Tokens taken out of the loss because they follow that mistake (`loss.afterFirstError: "mask"`). */
+  creditMasked?: number;
   /** Advantage (one value per completion; batch estimators with outcome rewards are constant over tokens). */
   advantage: number;
   /** Per-token advantages, only when they vary along the completion (batch estimators with KL in the reward). */

@@ -10,6 +10,7 @@
  */
 import type { RewardTerm } from "./types.js";
 import "../rewards/boxed-format.js"; // registers "boxed-format"
+import "../rewards/working-steps.js"; // registers "working-steps"
 
 /** Weight of the format term next to correctness (weight 1). */
 export const FORMAT_WEIGHT = 0.2;
@@ -33,4 +34,12 @@ export function formatTerm(weight = FORMAT_WEIGHT, workBefore = false): RewardTe
 /** The correctness term of the maths tasks: `math-answer` on the boxed value. */
 export function mathCorrectTerm(): RewardTerm {
   return { name: "correct", reward: "math-answer", weight: 1, options: { region: "all" } };
+}
+
+/**
+ * The working term of `showWork` tasks: `working-steps` at weight 0, so it never changes the score; it is logged
+ * (`reward/working/mean`) and reports where the first wrong step ends, which `loss.afterFirstError: "mask"` uses.
+ */
+export function workingTerm(): RewardTerm {
+  return { name: "working", reward: "working-steps", weight: 0 };
 }

@@ -12,9 +12,10 @@
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { generateExamples, type Drawn } from "./generate.js";
-import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
+import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm, mathCorrectTerm, workingTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { AnswerGold } from "./addition.js";
+import type { WorkingGold } from "../rewards/working-steps.js";
 import type { TaskDefinition } from "./registry.js";
 import type { Example, Task } from "./types.js";
 
@@ -37,6 +38,9 @@ export const arithmeticOptions = z
   })
   .strict()
   .refine((o) => o.minSteps <= o.maxSteps, { message: "minSteps must be <= maxSteps", path: ["minSteps"] });
+
+/** Gold of "arithmetic": the answer, and with `showWork` each step's result (for the weight-0 working term). */
+export type ArithmeticGold = AnswerGold & Partial<WorkingGold>;
 
 /** Options of "arithmetic" after defaults. */
 export type ArithmeticOptions = z.infer<typeof arithmeticOptions>;
@@ -68,7 +72,7 @@ function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: st
 }
 
 /** Draws one problem. Two-step problems add or remove a few more items from the first step's total. */
-function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
+function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<ArithmeticGold> {
   const name = rng.choice(NAMES);
   const item = rng.choice(ITEMS);
   let steps = rng.intBetween(o.minSteps, o.maxSteps);
@@ -79,6 +83,7 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
   let value = first.value;
   let key = first.key;
   let work = first.work;
+  const results = [first.value];
   let prompt: string;
   if (steps === 1) {
     prompt = `${first.text} ${op === "div" ? "Each?" : op === "sub" ? "Left?" : "Total?"}`;
@@ -88,17 +93,18 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<AnswerGold> {
     const c = gets ? rng.intBetween(1, Math.max(1, o.maxValue - Math.min(value, o.maxValue - 1))) : rng.intBetween(1, value);
     work += `,${value}${gets ? "+" : "-"}${c}=${gets ? value + c : value - c}`;
     value = gets ? value + c : value - c;
+    results.push(value);
     key = `(${key})${gets ? "+" : "-"}${c}`;
     prompt = `${first.text.slice(0, -1)}, ${gets ? "gets" : "loses"} ${c}. Now?`;
   }
   const answer = String(value);
-  return { key, prompt, gold: { answer }, goldCompletion: o.showWork ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer) };
+  return { key, prompt, gold: o.showWork ? { answer, steps: results } : { answer }, goldCompletion: o.showWork ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer) };
 }
 
 /** Builds the "arithmetic" task for the given difficulty. */
-export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): Task<AnswerGold> {
+export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): Task<ArithmeticGold> {
   const o = arithmeticOptions.parse(options);
-  const terms = [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork)];
+  const terms = [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork), ...(o.showWork ? [workingTerm()] : [])];
   return {
     name: "arithmetic",
     description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${o.showWork ? " after the working" : ""}`,
@@ -106,7 +112,7 @@ export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): 
     correctTerm: "correct",
     stop: ANSWER_STOP,
     maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 16 : ANSWER_MAX_TOKENS,
-    generate(split, count, seed): Example<AnswerGold>[] {
+    generate(split, count, seed): Example<ArithmeticGold>[] {
       return generateExamples("arithmetic", split, count, seed, (rng) => drawProblem(rng, o));
     },
     score(example, completion, tokens) {

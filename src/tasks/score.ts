@@ -20,7 +20,8 @@ export interface TermOutcome {
 /**
  * Weighted sum of already computed term results. `results[name]` is the reward's result for term `name`.
  * Returns `score` (null if a weighted term is null or missing), `terms` (unweighted values by term name, scorable
- * terms only) and `info.terms` (each term's info) plus `info.nullTerms`.
+ * terms only) and `info.terms` (each term's info) plus `info.nullTerms`, and the earliest `firstErrorEnd` any term
+ * reported (weight-0 terms included).
  */
 export function scoreTerms(terms: readonly RewardTerm[], results: Readonly<Record<string, RewardResult | undefined>>): RewardResult {
   let total = 0;
@@ -28,8 +29,11 @@ export function scoreTerms(terms: readonly RewardTerm[], results: Readonly<Recor
   const values: Record<string, number> = {};
   const infos: Record<string, unknown> = {};
   const nullTerms: string[] = [];
+  let firstErrorEnd: number | undefined;
   for (const term of terms) {
     const r = results[term.name];
+    // The earliest localised mistake of any term, weighted or not (a weight-0 term can still shape credit).
+    if (r?.firstErrorEnd !== undefined && Number.isFinite(r.firstErrorEnd)) firstErrorEnd = Math.min(firstErrorEnd ?? Infinity, r.firstErrorEnd);
     const v = r?.score ?? null;
     if (r?.info) infos[term.name] = r.info;
     if (v === null || !Number.isFinite(v)) {
@@ -40,7 +44,12 @@ export function scoreTerms(terms: readonly RewardTerm[], results: Readonly<Recor
     values[term.name] = v;
     total += term.weight * v;
   }
-  return { score: isNull ? null : total, terms: values, info: { terms: infos, ...(nullTerms.length ? { nullTerms } : {}) } };
+  return {
+    score: isNull ? null : total,
+    terms: values,
+    info: { terms: infos, ...(nullTerms.length ? { nullTerms } : {}) },
+    ...(firstErrorEnd !== undefined ? { firstErrorEnd } : {}),
+  };
 }
 
 /**

@@ -103,6 +103,10 @@ export const LossSchema = z.strictObject({
     .default("seqMeanTokenMean")
     .describe("how token losses become one scalar (§3)"),
   entropyCoef: z.number().nonnegative().default(0).describe("α of the entropy bonus (§2.5)"),
+  afterFirstError: z
+    .enum(["train", "mask"])
+    .default("train")
+    .describe("tokens after a checker's first localised mistake (e.g. working-steps): train them, or take them out of the loss"),
 });
 
 /** Zero-variance group policy (spec §1.7). */

@@ -31,7 +31,9 @@ export function rewardMetrics(groups: readonly RolloutGroup[], task: Pick<Task, 
   m["length/terminatedMean"] = mean(stopped);
   m["length/truncatedFrac"] = all.length ? all.filter((r) => r.finishReason === "length").length / all.length : 0;
   m["length/errorFrac"] = all.length ? all.filter((r) => r.finishReason === "error").length / all.length : 0;
-  m["length/toolTokensMean"] = mean(all.map((r) => r.lossMask.length - r.lossMask.reduce((a, b) => a + b, 0) - (r.finishReason === "length" && r.lossMask.every((x) => x === 0) ? r.lossMask.length : 0)));
+  m["length/toolTokensMean"] = mean(all.map((r) => r.lossMask.length - r.lossMask.reduce((a, b) => a + b, 0) - (r.creditMasked ?? 0) - (r.finishReason === "length" && r.lossMask.every((x) => x === 0) ? r.lossMask.length : 0)));
+  m["credit/firstErrorFrac"] = all.length ? all.filter((r) => r.firstErrorEnd !== undefined).length / all.length : 0;
+  m["credit/maskedTokensMean"] = mean(all.map((r) => r.creditMasked ?? 0));
   m["prompt/lengthMean"] = mean(groups.map((g) => g.rollouts[0]?.promptIds.length ?? 0));
   return m;
 }

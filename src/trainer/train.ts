@@ -25,6 +25,7 @@ import { buildModel, buildOptimizer, lrAt, trainableParams, type ModelAndTokeniz
 import "./builtins.js";
 import { evaluate } from "./evaluate.js";
 import { shapeRewards, assignAdvantages, checkNulls } from "./step-advantages.js";
+import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
 import { sftWarmStart } from "./warm-start.js";
@@ -143,6 +144,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       await scoreGroups(task, examplesById, batch);
       opts.transformGroups?.(batch, step);
       shapeRewards(batch, alg, maxNewTokens);
+      if (alg.loss.afterFirstError === "mask") maskAfterFirstError(batch, tokenizer);
       checkNulls(batch, alg.nulls, task);
       time.reward += (performance.now() - t1) / 1000;
       allGroups.push(...batch);

@@ -151,7 +151,8 @@ describe("task-specific checks", () => {
       expect(steps[steps.length - 1]![4]).toBe(e.gold.answer);
       expect(m[2]).toBe(e.gold.answer);
       const r = await task.score(e, e.goldCompletion);
-      expect([r.terms.correct, r.terms.format]).toEqual([1, 1]);
+      expect([r.terms.correct, r.terms.format, r.terms.working]).toEqual([1, 1, 1]);
+      expect(r.firstErrorEnd).toBeUndefined();
     }
     const [e] = task.generate("test", 1, 5);
     const a = e!.gold.answer;
@@ -165,6 +166,30 @@ describe("task-specific checks", () => {
       const r = await task.score(e!, c);
       expect([r.terms.correct, r.terms.format], c).toEqual([correct, format]);
     }
+  });
+  it("arithmetic with showWork: the weight-0 working term localises the first wrong step and leaves the score alone", async () => {
+    const task = getTask("arithmetic", { showWork: true });
+    const e = task.generate("train", 400, 1).find((x) => (x.gold as { steps: number[] }).steps.length === 2)!;
+    const [s1, s2] = (e.gold as { steps: number[] }).steps as [number, number];
+    const work = e.goldCompletion.slice(0, e.goldCompletion.indexOf(" \\boxed"));
+    const [eq1, eq2] = work.split(",") as [string, string];
+    // a wrong first result, carried on consistently: wrong answer, error ends after step 1
+    const wrong1 = eq1.replace(/=\d+$/, `=${s1 + 1}`);
+    const rest = eq2.replace(new RegExp(`^${s1}`), String(s1 + 1)).replace(/=\d+$/, "=") ;
+    const r = await task.score(e, `${wrong1},${rest}999 \\boxed{999}`);
+    expect([r.terms.correct, r.terms.working]).toEqual([0, 0]);
+    expect(r.firstErrorEnd).toBe(wrong1.length);
+    // right working, right answer: the score is the same as without the term (1 + 0.2)
+    const ok = await task.score(e, e.goldCompletion);
+    expect(ok.score).toBeCloseTo(1.2, 12);
+    // a wrong second step, right box copied from nowhere: correct, half the working
+    const lucky = await task.score(e, `${eq1},${eq2.replace(/=\d+$/, `=${s2 + 1}`)} \\boxed{${s2}}`);
+    expect([lucky.terms.correct, lucky.terms.working]).toEqual([1, 0.5]);
+    expect(lucky.firstErrorEnd).toBe(work.length + (String(s2 + 1).length - String(s2).length));
+    // without showWork there is no working term and no gold steps
+    const plain = getTask("arithmetic", {});
+    expect(plain.terms.map((t) => t.name)).toEqual(["correct", "format"]);
+    expect(plain.generate("train", 1, 1)[0]!.gold).not.toHaveProperty("steps");
   });
   it("countdown with showWork: true steps that end at the target, then the scored box", async () => {
     const task = getTask("countdown", { showWork: true, count: 4 });
@@ -233,6 +258,11 @@ describe("scoreTerms", () => {
   it("a null zero-weight term is logged only", () => {
     const r = scoreTerms(terms, { correct: { score: 0, terms: {} }, format: { score: 1, terms: {} }, len: { score: null, terms: {} } });
     expect(r.score).toBeCloseTo(0.2, 12);
+  });
+  it("the earliest firstErrorEnd of any term is kept, weight-0 terms included", () => {
+    const r = scoreTerms(terms, { correct: { score: 0, terms: {}, firstErrorEnd: 9 }, format: { score: 1, terms: {} }, len: { score: 0, terms: {}, firstErrorEnd: 4 } });
+    expect(r.firstErrorEnd).toBe(4);
+    expect(scoreTerms(terms, { correct: { score: 0, terms: {} }, format: { score: 1, terms: {} } })).not.toHaveProperty("firstErrorEnd");
   });
   it("a missing or non-finite result is null", () => {
     expect(scoreTerms(terms, { correct: { score: NaN, terms: {} }, format: { score: 1, terms: {} } }).score).toBeNull();
