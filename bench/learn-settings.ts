@@ -37,14 +37,14 @@ const TUNED: Record<string, TaskSettings> = {
     rl: { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04 },
   },
   arithmetic: {
-    options: { showWork: true },
+    options: { showWork: true, workShare: 0.5 },
     trainExamples: 7000,
     evalExamples: 200,
     evalSamples: 4,
     maxTokens: 40,
     temperature: 1,
-    sft: { steps: 1500, batchSize: 32, lr: 1e-3 },
-    rl: { steps: 150, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0 },
+    sft: { steps: 2000, batchSize: 32, lr: 1e-3 },
+    rl: { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04, afterFirstError: "mask" },
   },
 };
 

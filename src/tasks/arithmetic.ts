@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
-import { generateExamples, type Drawn } from "./generate.js";
+import { fnv1a, generateExamples, type Drawn } from "./generate.js";
 import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm, mathCorrectTerm, workingTerm } from "./answer-format.js";
 import { scoreWithTerms } from "./score.js";
 import type { AnswerGold } from "./addition.js";
@@ -35,9 +35,16 @@ export const arithmeticOptions = z
     maxSteps: z.number().int().min(1).max(2).default(2).describe("most operations"),
     ops: z.array(z.enum(ARITHMETIC_OPS)).min(1).default([...ARITHMETIC_OPS]).describe("operations used"),
     showWork: z.boolean().default(false).describe("gold completions show each step (11-6=5,5+9=14) before the box"),
+    workShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe("with showWork: the share of problems whose gold shows the working (the rest are just the box), chosen by a hash of the problem"),
   })
   .strict()
-  .refine((o) => o.minSteps <= o.maxSteps, { message: "minSteps must be <= maxSteps", path: ["minSteps"] });
+  .refine((o) => o.minSteps <= o.maxSteps, { message: "minSteps must be <= maxSteps", path: ["minSteps"] })
+  .refine((o) => o.showWork || o.workShare === 1, { message: "workShare needs showWork: true", path: ["workShare"] });
 
 /** Gold of "arithmetic": the answer, and with `showWork` each step's result (for the weight-0 working term). */
 export type ArithmeticGold = AnswerGold & Partial<WorkingGold>;
@@ -98,7 +105,13 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<ArithmeticGold> {
     prompt = `${first.text.slice(0, -1)}, ${gets ? "gets" : "loses"} ${c}. Now?`;
   }
   const answer = String(value);
-  return { key, prompt, gold: o.showWork ? { answer, steps: results } : { answer }, goldCompletion: o.showWork ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer) };
+  const shown = o.showWork && (o.workShare >= 1 || shareHash(key) < o.workShare);
+  return { key, prompt, gold: o.showWork ? { answer, steps: results } : { answer }, goldCompletion: shown ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer) };
+}
+
+/** A fixed number in [0, 1) per problem key, independent of the split's hash (so both splits mix the two forms). */
+function shareHash(key: string): number {
+  return (Math.imul(fnv1a(`work:${key}`) ^ 0x2545f491, 0x9e3779b1) >>> 0) / 2 ** 32;
 }
 
 /** Builds the "arithmetic" task for the given difficulty. */
@@ -107,7 +120,7 @@ export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): 
   const terms = [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork), ...(o.showWork ? [workingTerm()] : [])];
   return {
     name: "arithmetic",
-    description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${o.showWork ? " after the working" : ""}`,
+    description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${o.showWork ? ` after the working${o.workShare < 1 ? ` (in ${Math.round(o.workShare * 100)}% of gold completions)` : ""}` : ""}`,
     terms,
     correctTerm: "correct",
     stop: ANSWER_STOP,

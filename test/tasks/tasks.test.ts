@@ -167,6 +167,29 @@ describe("task-specific checks", () => {
       expect([r.terms.correct, r.terms.format], c).toEqual([correct, format]);
     }
   });
+  it("arithmetic workShare: that share of gold completions shows the working, fixed per problem, both forms full score", async () => {
+    const full = getTask("arithmetic", { showWork: true }).generate("train", 300, 4);
+    expect(getTask("arithmetic", { showWork: true, workShare: 1 }).generate("train", 300, 4)).toEqual(full);
+    const half = getTask("arithmetic", { showWork: true, workShare: 0.5 });
+    const shows = (e: { goldCompletion: string }) => !e.goldCompletion.startsWith("\\boxed");
+    for (const split of ["train", "test"] as const) {
+      const ex = half.generate(split, split === "train" ? 2000 : 1000, 3);
+      const share = ex.filter(shows).length / ex.length;
+      expect(share).toBeGreaterThan(0.45);
+      expect(share).toBeLessThan(0.55);
+    }
+    // the same problems as without workShare, the same answers; only the form differs
+    const mixed = half.generate("train", 300, 4);
+    mixed.forEach((e, i) => {
+      expect(e.prompt).toBe(full[i]!.prompt);
+      expect(e.gold).toEqual(full[i]!.gold);
+      expect(e.goldCompletion).toBe(shows(e) ? full[i]!.goldCompletion : `\\boxed{${e.gold.answer}}`);
+    });
+    for (const e of mixed.slice(0, 40)) expect((await half.score(e, e.goldCompletion)).score).toBeCloseTo(1.2, 12);
+    expect(getTask("arithmetic", { showWork: true, workShare: 0 }).generate("train", 50, 4).some(shows)).toBe(false);
+    expect(() => getTask("arithmetic", { workShare: 0.5 })).toThrow(/workShare needs showWork/);
+    expect(() => getTask("arithmetic", { showWork: true, workShare: 1.5 })).toThrow(/workShare/);
+  });
   it("arithmetic with showWork: the weight-0 working term localises the first wrong step and leaves the score alone", async () => {
     const task = getTask("arithmetic", { showWork: true });
     const e = task.generate("train", 400, 1).find((x) => (x.gold as { steps: number[] }).steps.length === 2)!;
