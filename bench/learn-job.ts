@@ -46,7 +46,7 @@ export function jobRecipe(spec: JobSpec, start: string) {
 }
 
 /** Held-out pass@1 of a saved model: sampled (n per question at the task's temperature) and greedy. */
-async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ sampled: number; greedy: number }> {
+async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ sampled: number; greedy: number; shown: number }> {
   const s = TASKS[spec.task]!;
   const { model, tokenizer } = loadModel(modelDir);
   const task = getTask(spec.task, s.options);
@@ -55,7 +55,10 @@ async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ sampled
   const common = { maxNewTokens: s.maxTokens, seed: spec.seed };
   const sampled = await evaluate(model, tokenizer, task, testSet, { ...common, temperature: s.temperature, k: [1, s.evalSamples] });
   const greedy = await evaluate(model, tokenizer, task, testSet, { ...common, temperature: 0, k: [1] });
-  return { sampled: sampled.metrics[key]!, greedy: greedy.metrics[key]! };
+  // The share of sampled completions that write anything (working) before their box.
+  const texts = sampled.groups.flatMap((g) => g.rollouts.map((r) => r.text.trim()));
+  const shown = texts.filter((t) => !t.startsWith("\\boxed")).length / Math.max(1, texts.length);
+  return { sampled: sampled.metrics[key]!, greedy: greedy.metrics[key]!, shown };
 }
 
 /** Shuffles rewards (and their terms) across all completions of the step: the control. */

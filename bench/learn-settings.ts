@@ -82,6 +82,8 @@ export interface JobSpec {
 export interface JobResult extends JobSpec {
   sampled: number;
   greedy: number;
+  /** Share of the sampled held-out completions that show working before the box (absent in older results). */
+  shown?: number;
   /** Training correctness (mean of the correctness term) per RL step. */
   trainCorrect?: number[];
   seconds: number;

@@ -105,6 +105,9 @@ const stats = (xs: number[]) => {
   return { mean: m, std: Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, xs.length - 1)), min: Math.min(...xs) };
 };
 const pts = (x: number) => (x * 100).toFixed(1);
+/** "; working shown 48% -> 90% (RL), 47% (control)" when the results carry it. */
+const shownText = (sft: JobResult, rl: JobResult, control: JobResult) =>
+  sft.shown === undefined || rl.shown === undefined || control.shown === undefined ? "" : `; working shown ${pts(sft.shown)}% -> ${pts(rl.shown)}% (RL), ${pts(control.shown)}% (control)`;
 
 async function main(): Promise<void> {
   console.error(`bench:learn: ${TASK_NAMES.join(", ")} × ${SEEDS.length} seeds, ${PARALLEL} jobs at a time, work folder ${OUT}`);
@@ -129,10 +132,15 @@ async function main(): Promise<void> {
     line(`learn.${task}.greedy_pass1_start`, stats(SEEDS.map((s) => get("sft", s).greedy)).mean, "pass@1");
     line(`learn.${task}.greedy_pass1_gain`, stats(greedyGains).mean, "points/100");
     line(`learn.${task}.greedy_control_gain`, stats(greedyControls).mean, "points/100");
+    const shown = (kind: JobSpec["kind"]) => SEEDS.map((s) => get(kind, s).shown).filter((x): x is number => x !== undefined);
+    if (shown("sft").length === SEEDS.length && shown("rl").length === SEEDS.length) {
+      line(`learn.${task}.shown_work_start`, stats(shown("sft")).mean, "share");
+      line(`learn.${task}.shown_work_after`, stats(shown("rl")).mean, "share");
+    }
     const ok = g.min >= TARGET_GAIN && c.mean <= 0.02;
     pass &&= ok;
     for (const s of SEEDS) {
-      summary.push(`  ${task} seed ${s}: pass@1 ${pts(get("sft", s).sampled)} -> ${pts(get("rl", s).sampled)} (RL), ${pts(get("control", s).sampled)} (control); greedy ${pts(get("sft", s).greedy)} -> ${pts(get("rl", s).greedy)} (RL), ${pts(get("control", s).greedy)} (control)`);
+      summary.push(`  ${task} seed ${s}: pass@1 ${pts(get("sft", s).sampled)} -> ${pts(get("rl", s).sampled)} (RL), ${pts(get("control", s).sampled)} (control); greedy ${pts(get("sft", s).greedy)} -> ${pts(get("rl", s).greedy)} (RL), ${pts(get("control", s).greedy)} (control)${shownText(get("sft", s), get("rl", s), get("control", s))}`);
     }
     summary.push(`${task}: gain ${pts(g.mean)} ± ${pts(g.std)} points over ${SEEDS.length} seeds (min ${pts(g.min)}; target >= ${pts(TARGET_GAIN)} every seed), control ${pts(c.mean)} ± ${pts(c.std)}: ${ok ? "PASS" : "FAIL"}`);
   }
