@@ -24,7 +24,7 @@ describe("defaults (spec §0: a bare config is the grpo preset)", () => {
   it("zero-std groups kept", () => expect(c.algorithm.zeroStd.policy).toBe("keep"));
   it("token ratio, no clip", () => expect(c.algorithm.policy).toEqual({ ratio: "token", clip: { type: "none" } }));
   it("KL beta 0.04, k3, in the loss", () => expect(c.algorithm.kl).toMatchObject({ beta: 0.04, estimator: "k3", placement: "loss", controller: "fixed" }));
-  it("seqMeanTokenMean, no entropy bonus", () => expect(c.algorithm.loss).toEqual({ aggregation: "seqMeanTokenMean", entropyCoef: 0 }));
+  it("seqMeanTokenMean, no entropy bonus, every token trained", () => expect(c.algorithm.loss).toEqual({ aggregation: "seqMeanTokenMean", entropyCoef: 0, afterFirstError: "train" }));
   it("G 8, mu 1, M 1", () => expect(c.train).toMatchObject({ groupSize: 8, innerIterations: 1, miniBatches: 1 }));
   it("truncated kept, terms summed", () => expect([c.algorithm.truncated, c.algorithm.rewardAggregate]).toEqual(["keep", "sumThenNormalize"]));
   it("sampler T = 1, no top-k/top-p", () => expect(c.sampler).toEqual({ type: "builtin", temperature: 1, topK: 0, topP: 1 }));
