@@ -7,7 +7,7 @@
  *   distribution, no link to what was written), then evaluates the final policy.
  *
  * Every evaluation is on the same held-out questions: pass@1 at the sampling temperature (mean correctness of n
- * samples per question, the unbiased estimator) and greedy pass@1. The result goes to `<dir>/result.json`.
+ * samples per question, the unbiased estimator) and greedy pass@1. The result goes to `<dir>/<kind>.json`.
  * Usage: `tsx bench/learn-job.ts '<JobSpec as JSON>'`.
  */
 import { existsSync, writeFileSync } from "node:fs";

@@ -25,6 +25,9 @@ export interface TaskSettings {
   rl: { steps: number; promptsPerStep: number; groupSize: number; lr: number; warmupSteps: number; beta: number; afterFirstError?: "train" | "mask" };
 }
 
+/** The RL run both tasks use: GRPO with the card's loss, small lr and many steps (docs/training.md says why). */
+const GRPO_RUN: TaskSettings["rl"] = { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04 };
+
 const TUNED: Record<string, TaskSettings> = {
   countdown: {
     options: {},
@@ -34,7 +37,7 @@ const TUNED: Record<string, TaskSettings> = {
     maxTokens: 24,
     temperature: 1,
     sft: { steps: 2000, batchSize: 32, lr: 1e-3 },
-    rl: { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04 },
+    rl: GRPO_RUN,
   },
   // Half the gold completions show the working (`11-6=5,5+9=14 \boxed{14}`), half only the box: the SFT start uses
   // both forms, and the verifiable reward finds that the working is right far more often (docs/training.md).
@@ -46,7 +49,7 @@ const TUNED: Record<string, TaskSettings> = {
     maxTokens: 40,
     temperature: 1,
     sft: { steps: 4000, batchSize: 32, lr: 1e-3 },
-    rl: { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04 },
+    rl: GRPO_RUN,
   },
 };
 

@@ -12,8 +12,8 @@
  *
  * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count, default 3) or BENCH_LEARN_SEED_LIST (e.g. 0,2),
  * BENCH_LEARN_JOBS (parallel jobs, default the core count), BENCH_LEARN_OUT (work folder, default runs/bench-learn),
- * BENCH_LEARN_LR / BENCH_LEARN_STEPS / BENCH_LEARN_BETA / BENCH_LEARN_SFT_STEPS (override the settings of every
- * task, for experiments).
+ * BENCH_LEARN_LR / BENCH_LEARN_STEPS / BENCH_LEARN_BETA / BENCH_LEARN_SFT_STEPS / BENCH_LEARN_CREDIT (override the
+ * settings of every task, for experiments).
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -26,6 +26,14 @@ export interface Tokenizer {
   toJSON(): unknown;
 }
 
+/**
+ * Where each token of `ids` ends in `decode(ids)`: entry j is the length of the decoded prefix ids[0..j]. Decoding
+ * growing prefixes (rather than tokens one by one) keeps multi-byte characters split across tokens right.
+ */
+export function tokenCharEnds(ids: readonly number[], tokenizer: Tokenizer): number[] {
+  return ids.map((_, j) => tokenizer.decode(ids.slice(0, j + 1)).length);
+}
+
 /** Printable ASCII (space through "~") followed by newline: the character set of `CharTokenizer`. */
 const CHARS: string = (() => {
   let s = "";

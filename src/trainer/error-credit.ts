@@ -12,7 +12,7 @@
  * Token spans come from decoding growing prefixes of the completion's own ids (no re-tokenization), as for KL
  * sections.
  */
-import type { Tokenizer } from "../models/tokenizer.js";
+import { tokenCharEnds, type Tokenizer } from "../models/tokenizer.js";
 import type { RolloutGroup } from "../rollout/types.js";
 
 /**
@@ -20,12 +20,9 @@ import type { RolloutGroup } from "../rollout/types.js";
  * Never 0: the token holding the mistake keeps its credit even when the checker reports an empty span.
  */
 export function firstTokenAfter(ids: readonly number[], tokenizer: Tokenizer, end: number): number {
-  if (ids.length === 0) return 0;
-  let start = tokenizer.decode(ids.slice(0, 1)).length;
-  for (let j = 1; j < ids.length; j++) {
-    if (start >= end) return j;
-    start = tokenizer.decode(ids.slice(0, j + 1)).length;
-  }
+  const ends = tokenCharEnds(ids, tokenizer);
+  // token j starts where token j − 1 ends
+  for (let j = 1; j < ids.length; j++) if (ends[j - 1]! >= end) return j;
   return ids.length;
 }
 

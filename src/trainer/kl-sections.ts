@@ -5,7 +5,7 @@
  * everywhere (full KL, the conservative fallback) and the completion is counted as missing.
  * Token spans come from decoding growing prefixes of the completion's own ids (no re-tokenization).
  */
-import type { Tokenizer } from "../models/tokenizer.js";
+import { tokenCharEnds, type Tokenizer } from "../models/tokenizer.js";
 
 /** s(t) per completion token, and whether no section was found. */
 export function klSectionMask(ids: readonly number[], tokenizer: Tokenizer, sections: readonly string[]): { mask: number[]; missing: boolean } {
@@ -26,9 +26,10 @@ export function klSectionMask(ids: readonly number[], tokenizer: Tokenizer, sect
   }
   if (spans.length === 0) return { mask: ids.map(() => 1), missing: true };
   const mask: number[] = [];
+  const ends = tokenCharEnds(ids, tokenizer);
   let start = 0;
   for (let j = 0; j < ids.length; j++) {
-    const end = tokenizer.decode(ids.slice(0, j + 1)).length;
+    const end = ends[j]!;
     mask.push(spans.some(([s, e]) => start < e && end > s) || (start === end && spans.some(([s, e]) => start >= s && start < e)) ? 1 : 0);
     start = end;
   }
