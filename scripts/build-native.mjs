@@ -1,20 +1,26 @@
 // Builds the native addon (native/ via node-gyp, binding.gyp) during `npm ci` and `npm run build:native`.
 // A failed build never fails the install: rlvr then runs on the pure-TypeScript backend and says so once.
 // Works offline: node-gyp is pointed at the running Node's own headers when they are installed beside it,
-// so it never needs to download them. RLVR_SKIP_NATIVE=1 skips the build.
+// so it never needs to download them. RLVR_SKIP_NATIVE=1 skips the build. RLVR_REQUIRE_NATIVE=1 (set by .ci/run)
+// makes a failed build fail the install instead, so CI can never pass without testing the backend everyone uses.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const required = process.env.RLVR_REQUIRE_NATIVE === "1";
 const warn = (why) => {
+  if (required) {
+    console.error(`rlvr: the native addon was not built (${why}), and RLVR_REQUIRE_NATIVE=1 requires it.`);
+    process.exit(1);
+  }
   console.warn(`rlvr: the native addon was not built (${why}); the pure-TypeScript backend will be used.`);
   process.exit(0);
 };
 
 if (!existsSync(join(root, "binding.gyp"))) process.exit(0);
-if (process.env.RLVR_SKIP_NATIVE === "1") warn("RLVR_SKIP_NATIVE=1");
+if (process.env.RLVR_SKIP_NATIVE === "1" && !required) warn("RLVR_SKIP_NATIVE=1");
 if (process.arch !== "x64") warn(`the kernels need x86-64 with AVX2/FMA, this is ${process.arch}`);
 
 // node-gyp: the one npm runs install scripts with, else npm's bundled copy, else a local/global install.

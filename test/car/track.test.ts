@@ -1,5 +1,5 @@
 /** Tracks, spline and plant: geometry checked against hand-derived values. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getTrack, lookup, toCartesian } from "../../src/rewards/car/track.js";
 import { PeriodicSpline } from "../../src/rewards/car/spline.js";
 import { CAR, hitsWall, plantCurvature, stepPlant, type CarState } from "../../src/rewards/car/vehicle.js";
@@ -49,8 +49,16 @@ describe("tracks", () => {
     expect(x).toBeCloseTo(0, 2);
     expect(y).toBeCloseTo(-4.7, 2);
   });
-  it("is built deterministically (same object per process, same numbers as a fresh build would give)", () => {
+  it("is built deterministically (same object per process, same numbers as a fresh build would give)", async () => {
     expect(getTrack("F")).toBe(getTrack("F"));
+    // A fresh module instance has an empty cache, so this builds both tracks again from scratch.
+    vi.resetModules();
+    const fresh = (await import("../../src/rewards/car/track.js")) as typeof import("../../src/rewards/car/track.js");
+    for (const name of ["circle", "F"] as const) {
+      const a = getTrack(name), b = fresh.getTrack(name);
+      expect(b).not.toBe(a);
+      expect(b).toEqual(a);
+    }
   });
 });
 

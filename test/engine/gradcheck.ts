@@ -4,7 +4,7 @@
  * gradcheck(f, inputs): builds float32 leaves from the given values, takes L = sum(w * f(...)) with fixed
  * random weights w (so every output element matters with a different weight), and compares dL/dx from
  * backward() with central differences (L(x + h) - L(x - h)) / 2h, L evaluated in float64 from float32
- * forwards. Tolerance: |analytic - numeric| <= atol + rtol * |numeric|.
+ * forwards. Tolerance: |analytic - numeric| <= atol + rtol * |numeric|; a NaN analytic or numeric value fails.
  *
  * Defaults (float32, well-conditioned inputs of magnitude ~1): step h = 1e-2, atol = 2e-3, rtol = 2e-2.
  * Truncation error is O(h^2 f''') ~ 1e-4 and rounding error ~ 6e-8 |L| / h ~ 1e-5 for the sizes used here.
@@ -73,7 +73,8 @@ export function gradcheck(
       x.data[j] = orig;
       const numeric = (lp - lm) / (2 * step);
       const err = Math.abs(analytic[j]! - numeric);
-      if (err > atol + rtol * Math.abs(numeric)) {
+      // Written as !(err <= tol) so that a NaN on either side fails (NaN > tol is false).
+      if (!(err <= atol + rtol * Math.abs(numeric))) {
         expect.fail(`gradient of input ${i} element ${j}: analytic ${analytic[j]} vs numeric ${numeric} (h=${step}, atol=${atol}, rtol=${rtol})`);
       }
     }

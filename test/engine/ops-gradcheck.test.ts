@@ -141,3 +141,19 @@ afterAll(() => {
   const missing = allOps().filter((op) => !coveredOps.has(op));
   expect(missing).toEqual([]);
 });
+
+describe("gradcheck itself", () => {
+  // sqrt(x * x) at x = 0: the forward is 0 and the central difference is (|h| - |-h|) / 2h = 0, but the chain rule
+  // gives d sqrt(0) * d(x^2) = (0.5 / 0) * 0 = Inf * 0 = NaN. A checker that compares with `err > tol` passes it.
+  it("fails on a NaN analytic gradient", () => {
+    const f = (x: E.Tensor): E.Tensor => E.sqrt(E.mul(x, x));
+    expect(() => gradcheck(f, [{ data: [0, 0.5], shape: [2] }])).toThrow(/analytic NaN/);
+  });
+
+  it("fails on a wrong finite gradient and passes a right one", () => {
+    // A custom forward whose backward is off by a factor 2: y = x * x computed as mul(x, stopGrad(x)) gives dy = x dx.
+    const wrong = (x: E.Tensor): E.Tensor => E.mul(x, new E.Tensor(Float32Array.from(x.data), x.shape));
+    expect(() => gradcheck(wrong, [{ data: [1.5, -2], shape: [2] }])).toThrow(/analytic/);
+    expect(() => gradcheck((x) => E.mul(x, x), [{ data: [1.5, -2], shape: [2] }])).not.toThrow();
+  });
+});

@@ -9,6 +9,9 @@ import { Rng } from "../../src/util/rng.js";
 
 /** The native kernels, or null (tests then skip with a message saying why). */
 export const native: Kernels | null = loadNativeKernels();
+if (!native && process.env.RLVR_REQUIRE_NATIVE === "1") {
+  throw new Error("test/native: RLVR_REQUIRE_NATIVE=1 but the native addon did not load (run `npm run build:native`)");
+}
 if (!native) console.warn("test/native: the native addon is not built or not supported here (run `npm run build:native`); skipping native-vs-js tests");
 
 /** A seeded Float32Array of normal samples times `scale`. */

@@ -163,8 +163,23 @@ describe("optimisation task", () => {
     expect(task.correctTerm).toBe("objective");
   });
 
-  it("draws every family", () => {
+  // The opening words of each family's question template (src/tasks/optimisation-problems.ts).
+  const MARKERS: Record<string, RegExp> = {
+    production: /^A workshop makes/, diet: /^A canteen plans/, transport: /^Plants /, knapsack: /^A hiker/,
+    assignment: /^Assign each of/, scheduling: /^A help desk/, blending: /^A foundry blends/,
+  };
+  const familyOf = (prompt: string) => Object.keys(MARKERS).filter((f) => MARKERS[f]!.test(prompt));
+  it("by default draws every family, each prompt from exactly one", () => {
+    const seen = new Set<string>();
+    for (const e of createOptimisationTask().generate("train", 60, 1)) {
+      const f = familyOf(e.prompt);
+      expect(f, e.prompt.slice(0, 60)).toHaveLength(1);
+      seen.add(f[0]!);
+    }
+    expect([...seen].sort()).toEqual(Object.keys(MARKERS).sort());
+  });
+  it("restricted to one family draws only that family", () => {
     const fams = createOptimisationTask({ families: ["knapsack"] }).generate("train", 5, 1);
-    expect(fams.every((e) => /hiker/.test(e.prompt))).toBe(true);
+    expect(fams.map((e) => familyOf(e.prompt))).toEqual(Array(5).fill(["knapsack"]));
   });
 });

@@ -1,6 +1,7 @@
 /**
  * js backend: elementwise kernels (unary, binary with broadcasting, their gradients, where, strided copies).
- * Each op is a switch outside a plain loop, so there is no per-element closure call.
+ * Unary ops are one typed table of forward and derivative loops (`UNARY`); binary ops switch outside the loop.
+ * Either way there is no per-element closure call.
  */
 import type { BinaryOp, UnaryOp } from "./kernels.js";
 import { contiguousStrides, forEachRow } from "./js-strided.js";
@@ -8,58 +9,107 @@ import { contiguousStrides, forEachRow } from "./js-strided.js";
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 const GELU_C = 0.044715;
 
-/** out[i] = f(x[i]). */
-export function unary(op: UnaryOp, x: Float32Array, out: Float32Array): void {
-  const n = x.length;
-  switch (op) {
-    case "neg": for (let i = 0; i < n; i++) out[i] = -x[i]!; return;
-    case "exp": for (let i = 0; i < n; i++) out[i] = Math.exp(x[i]!); return;
-    case "log": for (let i = 0; i < n; i++) out[i] = Math.log(x[i]!); return;
-    case "sqrt": for (let i = 0; i < n; i++) out[i] = Math.sqrt(x[i]!); return;
-    case "rsqrt": for (let i = 0; i < n; i++) out[i] = 1 / Math.sqrt(x[i]!); return;
-    case "tanh": for (let i = 0; i < n; i++) out[i] = Math.tanh(x[i]!); return;
-    case "gelu":
+/** One unary op in the js backend: its forward loop and its derivative loop, side by side. */
+interface UnaryKernel {
+  /** out[i] = f(x[i]). */
+  forward(x: Float32Array, out: Float32Array, n: number): void;
+  /** dx[i] += dy[i] * f'(x[i]), reading the forward output y where that is cheaper. */
+  backward(x: Float32Array, y: Float32Array, dy: Float32Array, dx: Float32Array, n: number): void;
+}
+
+/**
+ * Every unary op's forward and derivative, typed over the closed set `UnaryOp`: an op added to the set without a
+ * derivative here does not compile. Each loop is written out (no per-element closure call) for speed.
+ */
+const UNARY: { [K in UnaryOp]: UnaryKernel } = {
+  // d(-x) = -dx
+  neg: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = -x[i]!; },
+    backward: (_x, _y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! -= dy[i]!; },
+  },
+  // d(e^x) = e^x dx = y dx
+  exp: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.exp(x[i]!); },
+    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! += dy[i]! * y[i]!; },
+  },
+  // d(log x) = dx / x
+  log: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.log(x[i]!); },
+    backward: (x, _y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! += dy[i]! / x[i]!; },
+  },
+  // d(sqrt x) = dx / (2 sqrt x) = dx / (2 y)
+  sqrt: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.sqrt(x[i]!); },
+    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! += (dy[i]! * 0.5) / y[i]!; },
+  },
+  // d(x^-1/2) = -1/2 x^-3/2 dx = -1/2 y^3 dx
+  rsqrt: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = 1 / Math.sqrt(x[i]!); },
+    backward: (_x, y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * -0.5 * v * v * v; }
+    },
+  },
+  // d(tanh x) = (1 - tanh^2 x) dx = (1 - y^2) dx
+  tanh: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.tanh(x[i]!); },
+    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * (1 - v * v); } },
+  },
+  // gelu(x) = x/2 (1 + t), t = tanh(sqrt(2/pi) (x + c x^3));
+  // d gelu = [1/2 (1 + t) + 1/2 x (1 - t^2) sqrt(2/pi) (1 + 3 c x^2)] dx
+  gelu: {
+    forward: (x, out, n) => {
       for (let i = 0; i < n; i++) {
         const v = x[i]!;
         out[i] = 0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v)));
       }
-      return;
-    case "silu": for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v / (1 + Math.exp(-v)); } return;
-    case "relu": for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v > 0 ? v : 0; } return;
-    case "abs": for (let i = 0; i < n; i++) out[i] = Math.abs(x[i]!); return;
-    case "sigmoid": for (let i = 0; i < n; i++) out[i] = 1 / (1 + Math.exp(-x[i]!)); return;
-  }
-}
-
-/** dx[i] += dy[i] * f'(x[i]), using the forward output y where that is cheaper. */
-export function unaryBackward(op: UnaryOp, x: Float32Array, y: Float32Array, dy: Float32Array, dx: Float32Array): void {
-  const n = x.length;
-  switch (op) {
-    case "neg": for (let i = 0; i < n; i++) dx[i]! -= dy[i]!; return;
-    case "exp": for (let i = 0; i < n; i++) dx[i]! += dy[i]! * y[i]!; return;
-    case "log": for (let i = 0; i < n; i++) dx[i]! += dy[i]! / x[i]!; return;
-    case "sqrt": for (let i = 0; i < n; i++) dx[i]! += (dy[i]! * 0.5) / y[i]!; return;
-    case "rsqrt": for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * -0.5 * v * v * v; } return;
-    case "tanh": for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * (1 - v * v); } return;
-    case "gelu":
+    },
+    backward: (x, _y, dy, dx, n) => {
       for (let i = 0; i < n; i++) {
         const v = x[i]!;
         const t = Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v));
         const dt = (1 - t * t) * SQRT_2_OVER_PI * (1 + 3 * GELU_C * v * v);
         dx[i]! += dy[i]! * (0.5 * (1 + t) + 0.5 * v * dt);
       }
-      return;
-    case "silu":
+    },
+  },
+  // d(x s(x)) = s(x) (1 + x (1 - s(x))) dx, s = sigmoid
+  silu: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v / (1 + Math.exp(-v)); } },
+    backward: (x, _y, dy, dx, n) => {
       for (let i = 0; i < n; i++) {
         const v = x[i]!;
         const s = 1 / (1 + Math.exp(-v));
         dx[i]! += dy[i]! * s * (1 + v * (1 - s));
       }
-      return;
-    case "relu": for (let i = 0; i < n; i++) if (x[i]! > 0) dx[i]! += dy[i]!; return;
-    case "abs": for (let i = 0; i < n; i++) { const v = x[i]!; dx[i]! += v > 0 ? dy[i]! : v < 0 ? -dy[i]! : 0; } return;
-    case "sigmoid": for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * v * (1 - v); } return;
-  }
+    },
+  },
+  // d relu(x) = [x > 0] dx
+  relu: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v > 0 ? v : 0; } },
+    backward: (x, _y, dy, dx, n) => { for (let i = 0; i < n; i++) if (x[i]! > 0) dx[i]! += dy[i]!; },
+  },
+  // d|x| = sign(x) dx (0 at x = 0)
+  abs: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.abs(x[i]!); },
+    backward: (x, _y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) { const v = x[i]!; dx[i]! += v > 0 ? dy[i]! : v < 0 ? -dy[i]! : 0; }
+    },
+  },
+  // d s(x) = s(x) (1 - s(x)) dx = y (1 - y) dx
+  sigmoid: {
+    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = 1 / (1 + Math.exp(-x[i]!)); },
+    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * v * (1 - v); } },
+  },
+};
+
+/** out[i] = f(x[i]). */
+export function unary(op: UnaryOp, x: Float32Array, out: Float32Array): void {
+  UNARY[op].forward(x, out, x.length);
+}
+
+/** dx[i] += dy[i] * f'(x[i]), using the forward output y where that is cheaper. */
+export function unaryBackward(op: UnaryOp, x: Float32Array, y: Float32Array, dy: Float32Array, dx: Float32Array): void {
+  UNARY[op].backward(x, y, dy, dx, x.length);
 }
 
 /** out[i] = x[i] ** p. */
@@ -102,16 +152,84 @@ function isContiguous(strides: readonly number[], shape: readonly number[]): boo
   return true;
 }
 
+type GradRow = (oa: number, ob: number, oo: number, n: number, ia: number, ib: number) => void;
+
+/** One binary op in the js backend: its row loop and its derivative's row loop, side by side. */
+interface BinaryKernel {
+  /** One row: out[oo + j] = a[oa + j ia] op b[ob + j ib]. */
+  row(a: Float32Array, oa: number, ia: number, b: Float32Array, ob: number, ib: number, out: Float32Array, oo: number, n: number): void;
+  /** The per-row gradient loop, accumulating into da and db where they are not null. */
+  gradRow(a: Float32Array, b: Float32Array, dy: Float32Array, da: Float32Array | null, db: Float32Array | null): GradRow;
+}
+
+/** d(a ± b) = da ± db. */
+const sumGradRow = (sign: 1 | -1): BinaryKernel["gradRow"] => (_a, _b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
+  if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]!;
+  if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += sign * dy[oo + j]!;
+};
+
+/** d max(a, b) = [a > b] da + [b > a] db, and min likewise; a tie splits the gradient half and half. */
+const extremumGradRow = (isMax: boolean): BinaryKernel["gradRow"] => (a, b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
+  for (let j = 0; j < n; j++) {
+    const av = a[oa + j * ia]!, bv = b[ob + j * ib]!, g = dy[oo + j]!;
+    const wa = av === bv ? 0.5 : (isMax ? av > bv : av < bv) ? 1 : 0;
+    if (da) da[oa + j * ia]! += g * wa;
+    if (db) db[ob + j * ib]! += g * (1 - wa);
+  }
+};
+
+/** Every binary op's row loop and derivative, typed over the closed set `BinaryOp` (a missing one fails to compile). */
+const BINARY: { [K in BinaryOp]: BinaryKernel } = {
+  // d(a + b) = da + db
+  add: {
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!; },
+    gradRow: sumGradRow(1),
+  },
+  // d(a - b) = da - db
+  sub: {
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!; },
+    gradRow: sumGradRow(-1),
+  },
+  // d(a b) = b da + a db
+  mul: {
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!; },
+    gradRow: (a, b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
+      if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! * b[ob + j * ib]!;
+      if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += dy[oo + j]! * a[oa + j * ia]!;
+    },
+  },
+  // d(a / b) = da / b - a db / b^2
+  div: {
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!; },
+    gradRow: (a, b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
+      if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! / b[ob + j * ib]!;
+      if (db) {
+        for (let j = 0; j < n; j++) {
+          const bv = b[ob + j * ib]!;
+          db[ob + j * ib]! -= (dy[oo + j]! * a[oa + j * ia]!) / (bv * bv);
+        }
+      }
+    },
+  },
+  // d max(a, b) = [a > b] da + [b > a] db (ties: half each)
+  maximum: {
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => {
+      for (let j = 0; j < n; j++) out[oo + j] = Math.max(a[oa + j * ia]!, b[ob + j * ib]!);
+    },
+    gradRow: extremumGradRow(true),
+  },
+  // d min(a, b) = [a < b] da + [b < a] db (ties: half each)
+  minimum: {
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => {
+      for (let j = 0; j < n; j++) out[oo + j] = Math.min(a[oa + j * ia]!, b[ob + j * ib]!);
+    },
+    gradRow: extremumGradRow(false),
+  },
+};
+
 /** One row of a binary op: out[oo + j] = a[oa + j ia] op b[ob + j ib]. */
 function binaryRow(op: BinaryOp, a: Float32Array, oa: number, ia: number, b: Float32Array, ob: number, ib: number, out: Float32Array, oo: number, n: number): void {
-  switch (op) {
-    case "add": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!; return;
-    case "sub": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!; return;
-    case "mul": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!; return;
-    case "div": for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!; return;
-    case "maximum": for (let j = 0; j < n; j++) out[oo + j] = Math.max(a[oa + j * ia]!, b[ob + j * ib]!); return;
-    case "minimum": for (let j = 0; j < n; j++) out[oo + j] = Math.min(a[oa + j * ia]!, b[ob + j * ib]!); return;
-  }
+  BINARY[op].row(a, oa, ia, b, ob, ib, out, oo, n);
 }
 
 /** Gradient of a broadcasting binary op, reduced onto each input's layout (see Kernels.binaryBackward). */
@@ -119,51 +237,8 @@ export function binaryBackward(
   op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[],
   dy: Float32Array, da: Float32Array | null, db: Float32Array | null, shape: readonly number[],
 ): void {
-  const row = binaryBackwardRow(op, a, b, dy, da, db);
+  const row = BINARY[op].gradRow(a, b, dy, da, db);
   forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => row(oa, ob, oo, n, ia, ib));
-}
-
-type GradRow = (oa: number, ob: number, oo: number, n: number, ia: number, ib: number) => void;
-
-/** The per-row loop of binaryBackward for one op (the op switch sits outside the element loop). */
-function binaryBackwardRow(op: BinaryOp, a: Float32Array, b: Float32Array, dy: Float32Array, da: Float32Array | null, db: Float32Array | null): GradRow {
-  switch (op) {
-    case "add":
-    case "sub": {
-      const sign = op === "add" ? 1 : -1;
-      return (oa, ob, oo, n, ia, ib) => {
-        if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]!;
-        if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += sign * dy[oo + j]!;
-      };
-    }
-    case "mul":
-      return (oa, ob, oo, n, ia, ib) => {
-        if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! * b[ob + j * ib]!;
-        if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += dy[oo + j]! * a[oa + j * ia]!;
-      };
-    case "div":
-      return (oa, ob, oo, n, ia, ib) => {
-        if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! / b[ob + j * ib]!;
-        if (db) {
-          for (let j = 0; j < n; j++) {
-            const bv = b[ob + j * ib]!;
-            db[ob + j * ib]! -= (dy[oo + j]! * a[oa + j * ia]!) / (bv * bv);
-          }
-        }
-      };
-    case "maximum":
-    case "minimum": {
-      const isMax = op === "maximum";
-      return (oa, ob, oo, n, ia, ib) => {
-        for (let j = 0; j < n; j++) {
-          const av = a[oa + j * ia]!, bv = b[ob + j * ib]!, g = dy[oo + j]!;
-          const wa = av === bv ? 0.5 : (isMax ? av > bv : av < bv) ? 1 : 0;
-          if (da) da[oa + j * ia]! += g * wa;
-          if (db) db[ob + j * ib]! += g * (1 - wa);
-        }
-      };
-    }
-  }
 }
 
 /** out[idx] = cond[idx . sc] !== 0 ? a[idx . sa] : b[idx . sb]. */
