@@ -9,22 +9,14 @@
 import { readFileSync } from "node:fs";
 import { CheckpointError, fmtShape, writeFileAtomic } from "../util/index.js";
 import { tensor, type Tensor } from "./tensor.js";
+import { DTYPE_BYTES, parseHeader, type ReadableDtype } from "./safetensors-header.js";
 
-/** Element types we can read, with their byte widths. */
-const DTYPE_BYTES = { F32: 4, F16: 2, BF16: 2, F64: 8 } as const;
-type ReadableDtype = keyof typeof DTYPE_BYTES;
 
 /** One tensor as stored: its shape and float32 values, plus the dtype it had on disk. */
 export interface RawTensor {
   shape: number[];
   data: Float32Array;
   dtype: string;
-}
-
-interface HeaderEntry {
-  dtype: string;
-  shape: number[];
-  data_offsets: [number, number];
 }
 
 /** Serialises float32 tensors (anything with `shape` and `data`) and string metadata to safetensors bytes. */
@@ -58,36 +50,35 @@ export function encodeSafetensors(tensors: Record<string, { shape: readonly numb
   return out;
 }
 
-/** Parses safetensors bytes into float32 tensors and the metadata; `source` names the file in errors. */
-export function decodeSafetensors(bytes: Uint8Array, source = "safetensors"): { tensors: Record<string, RawTensor>; metadata: Record<string, string> } {
-  if (bytes.length < 8) throw new CheckpointError(`${source}: file too short (${bytes.length} bytes) to be safetensors`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  if (n > bytes.length - 8) throw new CheckpointError(`${source}: header length ${n} exceeds the file size ${bytes.length}`);
-  let header: Record<string, unknown>;
-  try {
-    header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, n).toString("utf8")) as Record<string, unknown>;
-  } catch (err) {
-    throw new CheckpointError(`${source}: header is not valid JSON`, { cause: err });
-  }
-  const dataStart = 8 + n;
-  const metadata = (header.__metadata__ ?? {}) as Record<string, string>;
-  const tensors: Record<string, RawTensor> = {};
-  for (const [name, value] of Object.entries(header)) {
-    if (name === "__metadata__") continue;
-    const e = value as HeaderEntry;
-    const width = DTYPE_BYTES[e.dtype as ReadableDtype];
-    if (width === undefined) {
-      throw new CheckpointError(`${source}: tensor "${name}" has dtype ${e.dtype}; only F32, F16, BF16 and F64 can be read`);
+/** Options of reading safetensors. */
+export interface SafetensorsReadOptions {
+  /** Accept NaN and ±Inf weights (default false: a non-finite weight is a CheckpointError naming the tensor). */
+  allowNonFinite?: boolean;
+}
+
+/**
+ * Parses safetensors bytes into float32 tensors and the metadata; `source` names the file in errors. The header is
+ * checked against the file before any byte is read as a weight (see ./safetensors-header.ts).
+ */
+export function decodeSafetensors(
+  bytes: Uint8Array,
+  source = "safetensors",
+  opts: SafetensorsReadOptions = {},
+): { tensors: Record<string, RawTensor>; metadata: Record<string, string> } {
+  const { entries, metadata, dataStart } = parseHeader(bytes, source);
+  const tensors: Record<string, RawTensor> = Object.create(null) as Record<string, RawTensor>;
+  for (const e of entries) {
+    const data = toFloat32(bytes, dataStart + e.begin, e.size, e.dtype);
+    if (!opts.allowNonFinite) {
+      const bad = data.findIndex((v) => !Number.isFinite(v));
+      if (bad >= 0) {
+        throw new CheckpointError(`${source}: tensor "${e.name}" has a non-finite weight (${data[bad]}) at flat index ${bad}; `
+          + "a checkpoint with NaN/Inf weights is refused unless you allow it (allowNonFinite, --allow-non-finite)");
+      }
     }
-    const size = e.shape.reduce((a, b) => a * b, 1);
-    const [begin, end] = e.data_offsets;
-    if (end - begin !== size * width || dataStart + end > bytes.length) {
-      throw new CheckpointError(`${source}: tensor "${name}" with shape ${fmtShape(e.shape)} and dtype ${e.dtype} needs ${size * width} bytes but its offsets [${begin}, ${end}] give ${end - begin} (file ${bytes.length} bytes)`);
-    }
-    tensors[name] = { shape: e.shape, data: toFloat32(bytes, dataStart + begin, size, e.dtype as ReadableDtype), dtype: e.dtype };
+    tensors[e.name] = { shape: e.shape, data, dtype: e.dtype };
   }
-  return { tensors, metadata };
+  return { tensors: { ...tensors }, metadata };
 }
 
 /** Writes tensors (float32) and string metadata to `path` atomically. */
@@ -96,22 +87,22 @@ export function saveSafetensors(path: string, tensors: Record<string, Tensor>, m
 }
 
 /** Reads a safetensors file into float32 tensors (no gradient); F16/BF16/F64 are converted. */
-export function loadSafetensors(path: string): Record<string, Tensor> {
-  const { tensors } = readSafetensors(path);
+export function loadSafetensors(path: string, opts: SafetensorsReadOptions = {}): Record<string, Tensor> {
+  const { tensors } = readSafetensors(path, opts);
   const out: Record<string, Tensor> = {};
   for (const [name, t] of Object.entries(tensors)) out[name] = tensor(t.data, t.shape);
   return out;
 }
 
 /** Reads a safetensors file into raw float32 arrays plus metadata, without building tensors. */
-export function readSafetensors(path: string): { tensors: Record<string, RawTensor>; metadata: Record<string, string> } {
+export function readSafetensors(path: string, opts: SafetensorsReadOptions = {}): { tensors: Record<string, RawTensor>; metadata: Record<string, string> } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
   } catch (err) {
     throw new CheckpointError(`cannot read safetensors file ${path}`, { cause: err });
   }
-  return decodeSafetensors(bytes, path);
+  return decodeSafetensors(bytes, path, opts);
 }
 
 /** Converts `size` little-endian elements of `dtype` at byte offset `at` to float32. */

@@ -15,10 +15,11 @@
  * the model has no place for is a CheckpointError naming the tensor and the shapes.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { totalmem } from "node:os";
 import { join } from "node:path";
 import { CheckpointError, ConfigError, Rng, fmtShape, writeFileAtomic } from "../util/index.js";
 import { LoRALinear, readSafetensors, saveSafetensors, tensor, type RawTensor, type Tensor } from "../engine/index.js";
-import { fromHfConfig, toHfConfig } from "./config.js";
+import { fromHfConfig, parameterCount, toHfConfig } from "./config.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
 import { Transformer } from "./transformer.js";
@@ -59,28 +60,34 @@ export interface LoadedModel {
   extra?: Record<string, Tensor>;
 }
 
+/** Options of `loadModel`. */
+export interface LoadModelOptions {
+  /** Accept NaN/±Inf weights (default false: they are a CheckpointError naming the tensor). */
+  allowNonFinite?: boolean;
+}
+
 /** Loads a directory written by `saveModel`, or a local Hugging Face Llama/Qwen2 checkpoint directory. */
-export function loadModel(dir: string): LoadedModel {
+export function loadModel(dir: string, opts: LoadModelOptions = {}): LoadedModel {
   const configPath = join(dir, "config.json");
   if (!existsSync(configPath)) throw new CheckpointError(`${dir}: no config.json; is this a checkpoint directory?`);
-  let hf: Record<string, unknown>;
-  try {
-    hf = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
-  } catch (err) {
-    throw new CheckpointError(`${configPath}: not valid JSON`, { cause: err });
-  }
+  const hf = readJsonObject(configPath);
   const config = fromHfConfig(hf, configPath);
+  const params = parameterCount(config);
+  if (4 * params > totalmem()) {
+    throw new CheckpointError(`${configPath}: this config makes a model of ${params.toExponential(2)} parameters, `
+      + `${gib(4 * params)} GiB as float32, more than this machine's ${gib(totalmem())} GiB of memory`);
+  }
   const tokenizer = loadTokenizer(dir, hf);
   if (tokenizer.vocabSize > config.vocabSize) {
     throw new CheckpointError(`${dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model's vocab_size is ${config.vocabSize}`);
   }
   const model = new Transformer(config, new Rng(0));
-  loadWeights(model, readWeights(dir), dir);
+  loadWeights(model, readWeights(dir, opts), dir);
   model.eval();
   const extraPath = join(dir, "extra.safetensors");
   if (!existsSync(extraPath)) return { model, tokenizer };
   const extra: Record<string, Tensor> = {};
-  for (const [name, t] of Object.entries(readSafetensors(extraPath).tensors)) extra[name] = tensor(t.data, t.shape);
+  for (const [name, t] of Object.entries(readSafetensors(extraPath, opts).tensors)) extra[name] = tensor(t.data, t.shape);
   return { model, tokenizer, extra };
 }
 
@@ -107,22 +114,71 @@ export function loadWeights(model: Transformer, tensors: Record<string, RawTenso
   }
 }
 
-/** model.safetensors, or every shard listed in model.safetensors.index.json. */
-function readWeights(dir: string): Record<string, RawTensor> {
+/** model.safetensors, or every shard listed in model.safetensors.index.json (each shard only where it says). */
+function readWeights(dir: string, opts: LoadModelOptions): Record<string, RawTensor> {
   const single = join(dir, "model.safetensors");
-  if (existsSync(single)) return readSafetensors(single).tensors;
+  if (existsSync(single)) return readSafetensors(single, opts).tensors;
   const index = join(dir, "model.safetensors.index.json");
   if (!existsSync(index)) throw new CheckpointError(`${dir}: no model.safetensors (or model.safetensors.index.json)`);
-  const map = (JSON.parse(readFileSync(index, "utf8")) as { weight_map?: Record<string, string> }).weight_map ?? {};
+  const map = shardMap(index);
   const out: Record<string, RawTensor> = {};
-  for (const shard of new Set(Object.values(map))) Object.assign(out, readSafetensors(join(dir, shard)).tensors);
+  for (const shard of new Set(Object.values(map))) {
+    for (const [name, t] of Object.entries(readSafetensors(join(dir, shard), opts).tensors)) {
+      if (map[name] !== shard) throw new CheckpointError(`${index}: tensor "${name}" is in ${shard}, but the weight_map ${Object.hasOwn(map, name) ? `puts it in ${map[name]}` : "does not list it"}`);
+      out[name] = t;
+    }
+  }
+  const missing = Object.keys(map).filter((name) => !Object.hasOwn(out, name));
+  if (missing.length > 0) throw new CheckpointError(`${index}: tensor "${missing[0]}" is listed in ${map[missing[0]!]} but that shard lacks it`);
   return out;
+}
+
+/** The index's `weight_map` (tensor name → shard file in the same directory), type-checked. */
+function shardMap(index: string): Record<string, string> {
+  const weightMap = readJsonObject(index).weight_map;
+  if (typeof weightMap !== "object" || weightMap === null || Array.isArray(weightMap)) {
+    throw new CheckpointError(`${index}: weight_map must be an object of tensor name → shard file`);
+  }
+  const map: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, shard] of Object.entries(weightMap)) {
+    if (typeof shard !== "string" || !/^[^/\\]+\.safetensors$/.test(shard) || shard.startsWith(".")) {
+      throw new CheckpointError(`${index}: tensor "${name}" maps to ${JSON.stringify(shard)}; expected a .safetensors file name in the same directory`);
+    }
+    map[name] = shard;
+  }
+  if (Object.keys(map).length === 0) throw new CheckpointError(`${index}: weight_map lists no tensors`);
+  return map;
+}
+
+function gib(bytes: number): string {
+  return (bytes / 2 ** 30).toFixed(1);
+}
+
+/** A JSON file whose top level must be an object; anything else is a CheckpointError naming the file. */
+function readJsonObject(path: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new CheckpointError(`${path}: not valid JSON`, { cause: err });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new CheckpointError(`${path}: expected a JSON object at the top level, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+  }
+  return value as Record<string, unknown>;
 }
 
 /** The directory's tokenizer: rlvr-tokenizer.json, else tokenizer.json with special ids from config.json. */
 function loadTokenizer(dir: string, hf: Record<string, unknown>): Tokenizer {
   const ours = join(dir, RLVR_TOKENIZER);
-  if (existsSync(ours)) return tokenizerFromJSON(JSON.parse(readFileSync(ours, "utf8")));
+  if (existsSync(ours)) {
+    const json = readJsonObject(ours);
+    try {
+      return tokenizerFromJSON(json);
+    } catch (err) {
+      throw new CheckpointError(`${ours}: not a tokenizer rlvr can read (${(err as Error).message})`, { cause: err });
+    }
+  }
   const path = join(dir, "tokenizer.json");
   if (!existsSync(path)) throw new CheckpointError(`${dir}: no tokenizer.json or ${RLVR_TOKENIZER}`);
   const first = (v: unknown): number | undefined => (Array.isArray(v) ? first(v[0]) : typeof v === "number" ? v : undefined);

@@ -11,18 +11,26 @@
 import { z } from "zod";
 import { ConfigError } from "../util/index.js";
 
+/**
+ * Sanity bounds of the hyper-parameters: well above any model this engine can train or load (Llama 3 405B has
+ * dModel 16384, dFf 53248, 126 layers, vocab 128256), well below sizes whose allocation would abort the process.
+ */
+export const BOUNDS = { vocabSize: 1 << 22, dModel: 1 << 16, nLayers: 1024, nHeads: 1024, headDim: 4096, dFf: 1 << 18, maxSeqLen: 1 << 20 };
+/** Float32Array elements of one tensor at most (the engine indexes with 32-bit signed integers). */
+const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
+
 /** Validated transformer hyper-parameters. */
 export const TransformerConfigSchema = z
   .strictObject({
     arch: z.enum(["gpt2", "llama"]).describe("gpt2: learned positions, LayerNorm, GELU, biases; llama: RoPE, RMSNorm, SwiGLU, GQA"),
-    vocabSize: z.number().int().positive().describe("rows of the embedding and the output head"),
-    dModel: z.number().int().positive().describe("hidden width (HF hidden_size)"),
-    nLayers: z.number().int().positive().describe("transformer blocks (HF num_hidden_layers)"),
-    nHeads: z.number().int().positive().describe("query heads (HF num_attention_heads)"),
-    nKvHeads: z.number().int().positive().describe("key/value heads, divides nHeads; < nHeads is grouped-query attention (HF num_key_value_heads)"),
-    headDim: z.number().int().positive().optional().describe("per-head width; default dModel / nHeads (HF head_dim)"),
-    dFf: z.number().int().positive().describe("MLP hidden width (HF intermediate_size)"),
-    maxSeqLen: z.number().int().positive().describe("longest sequence: size of the learned position table (gpt2) or HF max_position_embeddings"),
+    vocabSize: z.number().int().positive().max(BOUNDS.vocabSize).describe("rows of the embedding and the output head"),
+    dModel: z.number().int().positive().max(BOUNDS.dModel).describe("hidden width (HF hidden_size)"),
+    nLayers: z.number().int().positive().max(BOUNDS.nLayers).describe("transformer blocks (HF num_hidden_layers)"),
+    nHeads: z.number().int().positive().max(BOUNDS.nHeads).describe("query heads (HF num_attention_heads)"),
+    nKvHeads: z.number().int().positive().max(BOUNDS.nHeads).describe("key/value heads, divides nHeads; < nHeads is grouped-query attention (HF num_key_value_heads)"),
+    headDim: z.number().int().positive().max(BOUNDS.headDim).optional().describe("per-head width; default dModel / nHeads (HF head_dim)"),
+    dFf: z.number().int().positive().max(BOUNDS.dFf).describe("MLP hidden width (HF intermediate_size)"),
+    maxSeqLen: z.number().int().positive().max(BOUNDS.maxSeqLen).describe("longest sequence: size of the learned position table (gpt2) or HF max_position_embeddings"),
     ropeTheta: z.number().positive().default(10000).describe("RoPE base frequency (llama; HF rope_theta)"),
     normEps: z.number().positive().default(1e-5).describe("epsilon of LayerNorm/RMSNorm (HF rms_norm_eps)"),
     tieEmbeddings: z.boolean().default(true).describe("output head shares the token embedding (HF tie_word_embeddings)"),
@@ -33,6 +41,10 @@ export const TransformerConfigSchema = z
     if (c.nHeads % c.nKvHeads !== 0) ctx.addIssue({ code: "custom", path: ["nKvHeads"], message: `nKvHeads ${c.nKvHeads} must divide nHeads ${c.nHeads}` });
     if (c.headDim === undefined && c.dModel % c.nHeads !== 0) ctx.addIssue({ code: "custom", path: ["nHeads"], message: `nHeads ${c.nHeads} must divide dModel ${c.dModel} (or set headDim)` });
     if (c.arch === "llama" && headDimOf(c) % 2 !== 0) ctx.addIssue({ code: "custom", path: ["headDim"], message: `RoPE needs an even head dimension, got ${headDimOf(c)}` });
+    const biggest = largestTensor(c);
+    if (biggest.size > MAX_TENSOR_ELEMENTS) {
+      ctx.addIssue({ code: "custom", path: biggest.path, message: `the ${biggest.what} would hold ${biggest.size.toExponential(2)} float32 values; one tensor holds at most ${MAX_TENSOR_ELEMENTS} (2^31 - 1)` });
+    }
   });
 
 /** Transformer hyper-parameters (after defaults). */
@@ -40,14 +52,43 @@ export type TransformerConfig = z.output<typeof TransformerConfigSchema>;
 /** Transformer hyper-parameters as written by a user (defaults optional). */
 export type TransformerConfigInput = z.input<typeof TransformerConfigSchema>;
 
-/** Validates a config, throwing a ConfigError that names each bad field. */
-export function parseTransformerConfig(input: unknown): TransformerConfig {
+/** Validates a config, throwing a ConfigError that names each bad field (`hfNames`: our field → the file's name). */
+export function parseTransformerConfig(input: unknown, source = "", hfNames: Record<string, string> = {}): TransformerConfig {
   const r = TransformerConfigSchema.safeParse(input);
   if (!r.success) {
-    const lines = r.error.issues.map((i) => `  model.${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`invalid transformer config:\n${lines.join("\n")}`);
+    const lines = r.error.issues.map((i) => {
+      const field = i.path.join(".");
+      const hf = Object.hasOwn(hfNames, field) ? ` (${hfNames[field]})` : "";
+      return `  model.${field}${hf}: ${i.message}`;
+    });
+    throw new ConfigError(`${source ? `${source}: ` : ""}invalid transformer config:\n${lines.join("\n")}`);
   }
   return r.data;
+}
+
+/** The largest single weight of the config (embedding, position table or MLP matrix), for the tensor-size bound. */
+function largestTensor(c: Omit<TransformerConfig, "ropeTheta" | "normEps" | "tieEmbeddings" | "qkvBias" | "dropout">): { size: number; what: string; path: string[] } {
+  const options = [
+    { size: c.vocabSize * c.dModel, what: "token embedding (vocabSize × dModel)", path: ["dModel"] },
+    { size: c.dModel * c.dFf, what: "MLP matrix (dModel × dFf)", path: ["dFf"] },
+    { size: c.nHeads * headDimOf(c) * c.dModel, what: "query projection (nHeads × headDim × dModel)", path: ["nHeads"] },
+    { size: c.arch === "gpt2" ? c.maxSeqLen * c.dModel : 0, what: "position table (maxSeqLen × dModel)", path: ["maxSeqLen"] },
+  ];
+  return options.reduce((a, b) => (b.size > a.size ? b : a));
+}
+
+/** Number of float32 parameters of a model with this config (tied head counted once; LoRA adapters not included). */
+export function parameterCount(c: TransformerConfig): number {
+  const d = c.dModel, hd = headDimOf(c);
+  const q = c.nHeads * hd, kv = c.nKvHeads * hd;
+  const gpt = c.arch === "gpt2";
+  const attn = d * (q + 2 * kv) + q * d + (gpt ? q + 2 * kv + d : c.qkvBias ? q + 2 * kv : 0);
+  const mlp = gpt ? 2 * d * c.dFf + c.dFf + d : 3 * d * c.dFf;
+  const norms = (gpt ? 4 : 2) * d; // two norms per block (weight, plus bias for LayerNorm)
+  const perLayer = attn + mlp + norms;
+  const embed = c.vocabSize * d + (gpt ? c.maxSeqLen * d : 0);
+  const head = c.tieEmbeddings ? 0 : c.vocabSize * d;
+  return embed + c.nLayers * perLayer + (gpt ? 2 * d : d) + head;
 }
 
 /** Per-head width: `headDim` when set, else dModel / nHeads. */
@@ -101,6 +142,11 @@ export function fromHfConfig(j: Record<string, unknown>, source = "config.json")
   if (j.mlp_bias === true) throw new ConfigError(`${source}: mlp_bias is not supported`);
   if (j.use_sliding_window === true) throw new ConfigError(`${source}: sliding-window attention is not supported`);
   const nHeads = j.num_attention_heads as number;
+  const hfNames = {
+    vocabSize: "vocab_size", dModel: "hidden_size", nLayers: "num_hidden_layers", nHeads: "num_attention_heads",
+    nKvHeads: "num_key_value_heads", headDim: "head_dim", dFf: "intermediate_size", maxSeqLen: "max_position_embeddings",
+    ropeTheta: "rope_theta", normEps: "rms_norm_eps", tieEmbeddings: "tie_word_embeddings",
+  };
   return parseTransformerConfig({
     arch: type === "rlvr-gpt2" ? "gpt2" : "llama",
     vocabSize: j.vocab_size,
@@ -116,5 +162,5 @@ export function fromHfConfig(j: Record<string, unknown>, source = "config.json")
     tieEmbeddings: j.tie_word_embeddings ?? false,
     qkvBias: type === "qwen2",
     dropout: j.rlvr_dropout ?? 0,
-  });
+  }, source, hfNames);
 }

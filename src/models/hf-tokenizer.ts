@@ -45,11 +45,18 @@ export class HfTokenizer implements Tokenizer {
 
   /** `json` is the parsed tokenizer.json; `config` the parsed tokenizer_config.json (or {}). */
   constructor(private readonly json: TokenizerJson, config: Record<string, unknown> = {}, opts: HfTokenizerOptions = {}) {
-    if (!json || typeof json !== "object" || !json.model) {
+    if (!json || typeof json !== "object" || Array.isArray(json) || !json.model || typeof json.model !== "object") {
       throw new ConfigError("tokenizer.json: missing the \"model\" section; is this a Hugging Face tokenizer.json?");
     }
-    this.lib = new HfLibTokenizer(json, config);
+    try {
+      this.lib = new HfLibTokenizer(json, config);
+      this.lib.decode(this.lib.encode("Probe 1 + 1 = 2\n", { add_special_tokens: false }).ids); // fail here, not mid-run
+    } catch (err) {
+      // The library throws TypeErrors on malformed sections; the user needs the file named, not its stack.
+      throw new ConfigError(`tokenizer.json: not a tokenizer the Hugging Face tokenizers library can read (${(err as Error).message})`, { cause: err });
+    }
     this.vocabSize = maxId(json) + 1;
+    if (this.vocabSize < 1) throw new ConfigError("tokenizer.json: the vocabulary is empty");
     const byName = (t: unknown): number | undefined => {
       const name = typeof t === "string" ? t : tokenContent(t);
       return name === undefined ? undefined : this.lib.token_to_id(name);
@@ -91,7 +98,17 @@ export function loadHfTokenizer(path: string, opts: HfTokenizerOptions = {}): Hf
     throw new ConfigError(`tokenizer: ${path} is not valid JSON`, { cause: err });
   }
   const configPath = join(dirname(path), "tokenizer_config.json");
-  const config = existsSync(configPath) ? (JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>) : {};
+  let config: Record<string, unknown> = {};
+  if (existsSync(configPath)) {
+    try {
+      config = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError(`tokenizer: ${configPath} is not valid JSON`, { cause: err });
+    }
+    if (typeof config !== "object" || config === null || Array.isArray(config)) {
+      throw new ConfigError(`tokenizer: ${configPath} must hold a JSON object`);
+    }
+  }
   return new HfTokenizer(json, config, opts);
 }
 
@@ -99,9 +116,17 @@ export function loadHfTokenizer(path: string, opts: HfTokenizerOptions = {}): Hf
 function maxId(json: TokenizerJson): number {
   let max = -1;
   const vocab = json.model?.vocab;
+  const take = (id: unknown, what: string): void => {
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0 || id >= 1 << 24) {
+      throw new ConfigError(`tokenizer.json: ${what} has id ${JSON.stringify(id)}; ids are integers in [0, 2^24)`);
+    }
+    max = Math.max(max, id);
+  };
   if (Array.isArray(vocab)) max = vocab.length - 1; // Unigram: [piece, score][] indexed by id
-  else if (vocab) for (const id of Object.values(vocab)) max = Math.max(max, id);
-  for (const t of json.added_tokens ?? []) max = Math.max(max, t.id);
+  else if (vocab && typeof vocab === "object") for (const [piece, id] of Object.entries(vocab)) take(id, `vocab entry ${JSON.stringify(piece)}`);
+  const added = json.added_tokens ?? [];
+  if (!Array.isArray(added)) throw new ConfigError("tokenizer.json: added_tokens must be a list");
+  for (const t of added) take((t as AddedTokenJson | null)?.id, "an added token");
   return max;
 }
 
