@@ -7,7 +7,7 @@
  * drowned out), train and held-out sets disjoint by prompt. Evaluation is greedy decoding with the KV-cache
  * sampler, stopping at eos; a completion is correct when its text equals the expected answer exactly.
  *
- * Format, following Lee et al., "Teaching Arithmetic to Small Transformers" (2023), §4 (reversed output) and §B
+ * Format, following Lee et al., "Teaching Arithmetic to Small Transformers" (2023), section 4 (reversed output) and appendix B
  * (zero padding): operands are zero-padded to a fixed width and the sum is written least-significant digit first,
  * also zero-padded: "012+345=" → "7530". Every example then has the same layout, and each output digit depends
  * only on two operand digits at fixed offsets and the carry from the digit just written. `--format plain` writes

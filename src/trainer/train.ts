@@ -3,7 +3,7 @@
  * for each step, sample G completions per prompt, score them with the task's verifiable rewards, turn rewards into
  * advantages, compute the policy loss and step the optimizer, then log, evaluate and checkpoint.
  *
- * Departures from the concept card's sketch, each a recipe field: the loss pieces follow specs/algorithms.md
+ * Departures from the concept card's sketch, each a recipe field: the loss pieces follow docs/spec/algorithms.md
  * (any preset, not only the sketch); the reference model exists only when β > 0 or `kl.monitorOnly`; nulls are
  * removed from the step (§1.6). Determinism: every random stream is derived from (seed, step), so a run resumed
  * from its newest complete checkpoint replays exactly the steps an uninterrupted run would have taken.
