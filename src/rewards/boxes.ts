@@ -1,15 +1,18 @@
 /**
  * Visual-RFT box and class rewards (spec §4): "box-detection" (IoU term, confidence term, format term) and
- * "class-match" (exact class after normalisation, plus format). Parsing reads only the single `<answer>` block and
- * strict JSON (one repair: single quotes to double quotes); any invalid item invalidates the whole list.
+ * "class-match" (exact class after normalisation, plus format). Parsing reads only the single `<answer>` block
+ * (`answerBlock`, G5) as exactly one JSON list (`parseJsonAnswer`; one repair: single quotes to double quotes); any
+ * invalid item invalidates the whole list, and by default (`formatRequiresAnswer`) so does the format term.
  * Departures from `Liuziyu77/Visual-RFT` (reproducible with options): the confidence term is 0 when nothing matched
  * and is scaled by min(1, #gold/#pred) (D-B4, `confidenceRule: "reference"`); degenerate gold boxes give null
  * (D-B5); no gold and no prediction scores 1 (D-B6); exact class match, no substring credit (D-B7); no repair of
- * truncated JSON (D-B9). `preset: "visualRft"` restores the reference confidence rule, repair and format regex.
+ * truncated JSON (D-B9). `preset: "visualRft"` restores the reference confidence rule, repair, lenient parser and
+ * tag-only format regex, and is hackable (docs/rewards.md).
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
-import { singleBlock } from "./text/region.js";
+import { answerBlock } from "./text/region.js";
+import { finiteNumber, parseJsonAnswer, plainKeys, type JsonParser, type JsonRepair } from "./text/json-answer.js";
 import { exactTagFormat, formatOptions, formatScore } from "./format.js";
 
 /** An axis-aligned box in pixel xyxy. */
@@ -43,44 +46,59 @@ export interface PredBox {
   confidence: number;
 }
 
-/** Parses the answer JSON list of `{Position, Confidence}`; null when anything is invalid (D-B5, §4.1 step 1). */
-export function parseBoxList(answer: string, o: { positionKey: string; confidenceKey: string; maxItems: number; coordSpace: CoordSpace; imageSize?: readonly [number, number]; repairTruncated?: boolean }): PredBox[] | null {
-  const start = answer.indexOf("[");
-  const end = answer.lastIndexOf("]");
-  if (start < 0) return null;
-  const body = end > start ? answer.slice(start, end + 1) : answer.slice(start);
-  const attempts = [body, body.replace(/'/g, '"')];
-  // D-B9 (visualRft preset only): cut after the last "}," and close the list, which pays truncated outputs.
-  const cut = body.lastIndexOf("},");
-  if (o.repairTruncated && cut > 0) attempts.push(body.slice(0, cut + 1) + "]", body.slice(0, cut + 1).replace(/'/g, '"') + "]");
-  let data: unknown = undefined;
-  for (const text of attempts) {
-    try {
-      data = JSON.parse(text);
-      break;
-    } catch {
-      continue;
-    }
-  }
-  if (data === undefined) return null;
-  if (!Array.isArray(data) || data.length > o.maxItems) return null;
-  const pk = o.positionKey.toLowerCase();
+/** Options of `parseBoxList`. */
+export interface BoxListOptions {
+  positionKey: string;
+  confidenceKey: string;
+  maxItems: number;
+  coordSpace: CoordSpace;
+  imageSize?: readonly [number, number];
+  /** D-B9: close a list truncated mid-item (pays truncated outputs). */
+  repairTruncated?: boolean;
+  /** "strict" (default): the whole answer is one JSON list; "visual-rft-lenient": the paper's slice (hackable). */
+  parser?: JsonParser;
+  /** Item keys tolerated besides position and confidence (strict parser only), e.g. `label`. */
+  extraKeys?: readonly string[];
+}
+
+/** One validated item in pixels, or null (§4.1 step 1). */
+function parseBoxItem(item: unknown, o: BoxListOptions, allowed: Set<string> | null): PredBox | null {
+  const entries = plainKeys(item);
+  if (!entries) return null;
+  if (allowed && [...entries.keys()].some((k) => !allowed.has(k))) return null;
+  const pos = entries.get(o.positionKey.toLowerCase());
   const ck = o.confidenceKey.toLowerCase();
+  const c = entries.has(ck) ? entries.get(ck) : 1; // missing means 1; an explicit null is invalid
+  if (!Array.isArray(pos) || !pos.every(finiteNumber) || !finiteNumber(c) || !(c >= 0 && c <= 1)) return null;
+  if (!validBox(pos)) return null;
+  let box = toPixels(pos as Box, o.coordSpace, o.imageSize);
+  if (o.imageSize) {
+    const [w, h] = o.imageSize;
+    const cx = (v: number): number => Math.min(Math.max(v, 0), w);
+    const cy = (v: number): number => Math.min(Math.max(v, 0), h);
+    box = [cx(box[0]), cy(box[1]), cx(box[2]), cy(box[3])];
+    if (!validBox(box)) return null;
+  }
+  return { box, confidence: c };
+}
+
+/**
+ * Parses the answer as a JSON list of `{Position, Confidence}`; null when anything is invalid (D-B5, §4.1 step 1).
+ * Strict by default: the whole answer is one JSON list (repairs: single quotes; truncation with `repairTruncated`),
+ * and each item holds only the position, the confidence and any `extraKeys`.
+ */
+export function parseBoxList(answer: string, o: BoxListOptions): PredBox[] | null {
+  const parser = o.parser ?? "strict";
+  const repairs: JsonRepair[] = o.repairTruncated ? ["singleQuotes", "truncated"] : ["singleQuotes"];
+  const res = parseJsonAnswer(answer, { parser, repairs });
+  if ("error" in res || !Array.isArray(res.value) || res.value.length > o.maxItems) return null;
+  const keys = [o.positionKey, o.confidenceKey, ...(o.extraKeys ?? [])].map((k) => k.toLowerCase());
+  const allowed = parser === "strict" ? new Set(keys) : null;
   const out: PredBox[] = [];
-  for (const item of data) {
-    if (typeof item !== "object" || item === null || Array.isArray(item)) return null;
-    const lower = Object.fromEntries(Object.entries(item).map(([k, v]) => [k.toLowerCase(), v]));
-    const pos = lower[pk];
-    const c = lower[ck] ?? 1;
-    if (!Array.isArray(pos) || !pos.every((x) => typeof x === "number") || typeof c !== "number" || !(c >= 0 && c <= 1)) return null;
-    if (!validBox(pos)) return null;
-    let box = toPixels(pos as Box, o.coordSpace, o.imageSize);
-    if (o.imageSize) {
-      const [w, h] = o.imageSize;
-      box = [Math.min(Math.max(box[0], 0), w), Math.min(Math.max(box[1], 0), h), Math.min(Math.max(box[2], 0), w), Math.min(Math.max(box[3], 0), h)];
-      if (!validBox(box)) return null;
-    }
-    out.push({ box, confidence: c });
+  for (const item of res.value) {
+    const p = parseBoxItem(item, o, allowed);
+    if (!p) return null;
+    out.push(p);
   }
   return out;
 }
@@ -145,7 +163,10 @@ export const detectionOptions = z.object({
   maxItems: z.number().int().positive().default(100).describe("more predicted boxes invalidate the list"),
   requireThink: z.boolean().default(true).describe("format term needs <think> before <answer> (otherwise <answer> alone)"),
   repairTruncated: z.boolean().default(false).describe("repair truncated JSON as the reference does (D-B9); pays truncated outputs"),
-  preset: z.enum(["none", "visualRft"]).default("none").describe("visualRft: reference confidence rule, truncation repair and lazy-regex format"),
+  parser: z.enum(["strict", "visual-rft-lenient"]).default("strict").describe("strict: the whole answer is one JSON list; visual-rft-lenient: the paper's first-[-to-last-] slice, which reads lists out of prose (hackable)"),
+  extraKeys: z.array(z.string()).default([]).describe("item keys tolerated besides position and confidence (strict parser), e.g. label"),
+  formatRequiresAnswer: z.boolean().default(true).describe("the format term also needs the answer to parse as a valid box list"),
+  preset: z.enum(["none", "visualRft"]).default("none").describe("visualRft: the paper's confidence rule, truncation repair, lenient parser and tag-only lazy-regex format (hackable)"),
 });
 /** Parsed detection options. */
 export type DetectionOptions = z.output<typeof detectionOptions>;
@@ -177,16 +198,20 @@ function dedupe(preds: PredBox[]): PredBox[] {
   });
 }
 
+/** What `preset: "visualRft"` sets: the paper's rules, each hackable (docs/rewards.md). */
+const VISUAL_RFT = { confidenceRule: "reference", repairTruncated: true, parser: "visual-rft-lenient", formatRequiresAnswer: false } as const;
+
 /** Scores one detection completion; async only for Hungarian matching. */
 export async function scoreDetection(completion: string, gold: DetectionGold, options: DetectionOptions): Promise<RewardResult> {
-  const o: DetectionOptions = options.preset === "visualRft" ? { ...options, confidenceRule: "reference", repairTruncated: true } : options;
+  const o: DetectionOptions = options.preset === "visualRft" ? { ...options, ...VISUAL_RFT } : options;
   const space = gold.coordSpace ?? "pixel";
   const goldBoxes = gold.boxes.map((b) => (validBox(b) ? toPixels(b as Box, space, gold.imageSize) : null));
   if (goldBoxes.some((b) => b === null)) return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
-  const format = o.preset === "visualRft" ? formatScore(completion, formatOptions.parse({ preset: "visualRft" })) : exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
-  const answer = singleBlock(completion, "answer");
-  const parsed = answer === null ? null : parseBoxList(answer, { ...o, coordSpace: space, ...(gold.imageSize ? { imageSize: gold.imageSize } : {}) });
-  if (!parsed) return { score: format, terms: { iou: 0, confidence: 0, format }, info: { reason: answer === null ? "no single <answer> block" : "invalid box list" } };
+  const tags = o.preset === "visualRft" ? formatScore(completion, formatOptions.parse({ preset: "visualRft" })) : exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
+  const answer = answerBlock(completion);
+  const parsed = answer.text === null ? null : parseBoxList(answer.text, { ...o, coordSpace: space, ...(gold.imageSize ? { imageSize: gold.imageSize } : {}) });
+  const format = o.formatRequiresAnswer && !parsed ? 0 : tags;
+  if (!parsed) return { score: format, terms: { iou: 0, confidence: 0, format }, info: { reason: answer.text === null ? answer.reason : "invalid box list" } };
   const preds = dedupe(parsed);
   const g = goldBoxes as Box[];
   const match = o.matching === "hungarian" ? await hungarianMatch(preds, g, o.iouThreshold, o.inclusive) : greedyMatch(preds, g, o.iouThreshold, o.inclusive);
@@ -242,7 +267,7 @@ export const classMatchReward: RewardSpec<ClassOptions, ClassGold> = {
   score({ completion, gold }, o): RewardResult {
     if (!normalizeClass(gold.label)) return { score: null, terms: {}, info: { reason: "empty gold label" } };
     const format = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
-    const answer = singleBlock(completion, "answer");
+    const answer = answerBlock(completion).text;
     const accuracy = answer === null ? 0 : classAccuracy(answer, gold);
     return { score: accuracy + format, terms: { accuracy, format }, info: { answer } };
   },

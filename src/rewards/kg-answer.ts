@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
-import { countOf, singleBlock } from "./text/region.js";
+import { answerBlock } from "./text/region.js";
 import { exactTagFormat } from "./format.js";
 import { parseChoice } from "./video.js";
 
@@ -74,7 +74,7 @@ export const kgAnswerReward: RewardSpec<KgOptions, KgGold> = {
       last = completion;
       format = exactTagFormat(completion, [t.entities, t.groups, t.think, t.answer]);
     }
-    const answer = countOf(last, `<${t.answer}>`) === 1 ? singleBlock(last, t.answer) : null;
+    const answer = answerBlock(last, { tag: t.answer }).text;
     let em = 0;
     if (answer !== null) {
       if (o.answerMatcher === "choice") {

@@ -8,11 +8,13 @@
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
+import { answerRegion } from "./text/region.js";
 
 /** A literal value: integer/number, string, or list. */
 export type Literal = number | string | Literal[];
 
 const MAX_DEPTH = 4;
+const MAX_PLAN_CHARS = 50_000;
 const MAX_ITEMS = 1_000;
 
 /** Reads one literal at `i`; returns it and the end index, or null when the text there is not a literal. */
@@ -81,7 +83,7 @@ function assignment(s: string, name: string): Literal | null {
 
 /** Parses and validates a plan (§8 "Valid"); returns the plan or the reason it is invalid. */
 export function parsePlan(text: string, poolSize: number, maxSteps = 8): { plan: Plan } | { error: string } {
-  if (text.length > 50_000) return { error: "plan text too long" };
+  if (text.length > MAX_PLAN_CHARS) return { error: "plan text too long" };
   const [ids, subtasks, access] = NAMES.map((n) => assignment(text, n));
   if (!Array.isArray(ids) || !Array.isArray(subtasks) || !Array.isArray(access)) return { error: "each of model_id, subtasks, access_list must be assigned exactly once to a list literal" };
   const L = ids.length;
@@ -127,9 +129,10 @@ export const conductorPlanReward: RewardSpec<z.output<typeof planOptions>, PlanG
   maxScore: 1,
   score({ completion, gold }, o): RewardResult {
     const poolSize = typeof gold.pool === "number" ? gold.pool : gold.pool.length;
-    const end = completion.lastIndexOf("</think>");
-    const region = o.region === "afterThink" && end >= 0 ? completion.slice(end + 8) : completion;
-    const res = parsePlan(region, poolSize, gold.maxSteps ?? 8);
+    // The shared region rule (G3): after the last </think>; reasoning opened and never closed commits to nothing.
+    const region = answerRegion(completion, { mode: o.region, maxChars: MAX_PLAN_CHARS });
+    if (region.text === null) return { score: 0, terms: { parsed: 0, correct: 0 }, info: { reason: region.reason } };
+    const res = parsePlan(region.text, poolSize, gold.maxSteps ?? 8);
     if ("error" in res) return { score: 0, terms: { parsed: 0, correct: 0 }, info: { reason: res.error } };
     const steps = res.plan.modelIds.length;
     if (gold.chain?.infraFailure) return { score: null, terms: { parsed: 1 }, info: { reason: "worker infrastructure failure", steps } };

@@ -1,12 +1,14 @@
 /**
- * wd1 sudoku cell score ("sudoku-cells", spec §6): the fraction of originally empty cells that the grid in the last
+ * wd1 sudoku cell score ("sudoku-cells", spec §6): the fraction of originally empty cells that the grid in the single
  * `<answer>` block fills correctly, for any N×N grid (cells 1..N written as 1-9 then A-Z). Departures from
  * `xiaohangt/wd1` `sudoku_reward_func`: exactly N² cells or 0 (the reference keeps the digits and pads/cuts to 16;
- * `padTruncate` restores it); a changed given cell scores 0 (`requireGivens`); a puzzle with no empty cell is null.
+ * `padTruncate` restores it); a changed given cell scores 0 (`requireGivens`); a puzzle with no empty cell is null;
+ * two answer blocks score 0 (G5; the reference grades the last, which pays `4444…` followed by the solution:
+ * `answerBlocks: "last"` restores it).
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
-import { tagBlocks } from "./text/region.js";
+import { answerBlock } from "./text/region.js";
 
 const ALPHABET = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
@@ -14,6 +16,7 @@ const ALPHABET = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 export const sudokuOptions = z.object({
   requireGivens: z.boolean().default(true).describe("a grid that changes a given cell scores 0"),
   padTruncate: z.boolean().default(false).describe("reference behaviour: keep only cell characters, pad with 0 or cut to N²"),
+  answerBlocks: z.enum(["single", "last"]).default("single").describe("single: two <answer> blocks score 0 (G5); last: the reference grades the last block (hackable)"),
 });
 /** Parsed sudoku options. */
 export type SudokuOptions = z.output<typeof sudokuOptions>;
@@ -55,17 +58,17 @@ export function sudokuScore(grid: string | null, gold: SudokuGold, o: SudokuOpti
 /** "sudoku-cells": fraction of the originally empty cells filled correctly. */
 export const sudokuReward: RewardSpec<SudokuOptions, SudokuGold> = {
   name: "sudoku-cells",
-  description: "wd1 sudoku: fraction of originally empty cells solved, from exactly N² cells in the last <answer> block",
+  description: "wd1 sudoku: fraction of originally empty cells solved, from exactly N² cells in the single <answer> block",
   options: sudokuOptions,
   exampleGold: { puzzle: "1030020001000001", solution: "1432324121434321" },
   maxScore: 1,
   score({ completion, gold }, o): RewardResult {
     const n = gold.size ?? Math.round(Math.sqrt(gold.puzzle.length));
-    const blocks = tagBlocks(completion, "answer");
-    const grid = blocks.length ? parseGrid(blocks[blocks.length - 1]!, n, o.padTruncate) : null;
+    const block = answerBlock(completion, { blocks: o.answerBlocks });
+    const grid = block.text === null ? null : parseGrid(block.text, n, o.padTruncate);
     const res = sudokuScore(grid, gold, o);
     if ("error" in res) return { score: null, terms: {}, info: { reason: res.error } };
-    return { score: res.cells, terms: { cells: res.cells }, info: { parsed: grid !== null } };
+    return { score: res.cells, terms: { cells: res.cells }, info: { parsed: grid !== null, ...(block.text === null ? { reason: block.reason } : {}) } };
   },
   goldCompletion: (g) => {
     const n = g.size ?? Math.round(Math.sqrt(g.puzzle.length));

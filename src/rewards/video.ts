@@ -4,88 +4,82 @@
  * `grpo_tasks.py` does. Caption recall is model-judged in the paper: it is offered only as a pluggable judge
  * (`makeCaptionRecallReward`), marked `modelJudged`, and not registered by default.
  * Departures: zero-length gold segments/glue give null (the reference gives 1.0); tracking excludes frame 0 (its box
- * is in the prompt); MCQ takes exactly one option (the reference takes the first capital letter anywhere).
+ * is in the prompt); MCQ takes exactly one option (the reference takes the first capital letter anywhere); a temporal
+ * answer holds exactly one span (`spans`; the reference grades the last pair, `preset: "videoChatR1"`); two answer
+ * blocks are invalid (G5, `answerBlock`); and the format term needs the answer to parse (`formatRequiresAnswer`).
  */
 import { z } from "zod";
 import type { RewardResult, RewardSpec } from "./types.js";
-import { countOf, singleBlock, tagBlocks } from "./text/region.js";
-import { exactTagFormat } from "./format.js";
+import { answerBlock } from "./text/region.js";
+import { finiteNumber, hasLongNumber, parseJsonAnswer } from "./text/json-answer.js";
+import { mergeSpans, readSpans, spansIou, spansLength, temporalIou, type Span } from "./text/time-spans.js";
+import { exactTagFormat, formatOptions, formatScore } from "./format.js";
 import { boxIou, type Box } from "./boxes.js";
 
-const TIME = String.raw`(\d{1,7}(?::\d{1,2}){0,2}(?:\.\d{1,6})?)`;
-// Bounded whitespace everywhere: no quantifier can backtrack over long runs.
-const PAIR = new RegExp(String.raw`${TIME}[ \t]{0,3}(?:seconds|secs|sec|s)?[ \t]{0,3}(?:to|and|-|\u2013)[ \t]{0,3}${TIME}(?:[ \t]{0,3}(?:seconds|secs|sec|s)\b)?`, "g");
-
-function seconds(t: string): number {
-  return t.split(":").reduce((acc, part) => acc * 60 + Number(part), 0);
-}
-
-/** The last time pair `a to b` (also `and`, `-`, `–`, s/sec units, mm:ss) with 0 <= a <= b; null if none. */
-export function parseTimeRange(answer: string): [number, number] | null {
-  if (answer.length > 20_000) return null;
-  let last: [number, number] | null = null;
-  for (const m of answer.matchAll(PAIR)) {
-    const before = answer[m.index - 1] ?? " ";
-    const after = answer[m.index + m[0].length] ?? " ";
-    if (/[\d.\-a-zA-Z]/.test(before) || /[\d.a-zA-Z]/.test(after)) {
-      last = null; // "-5 to 3", "1e9 to 2e9": part of a larger token, so the last pair is not a valid one
-      continue;
-    }
-    const a = seconds(m[1]!);
-    const b = seconds(m[2]!);
-    last = Number.isFinite(a) && Number.isFinite(b) && a <= b ? [a, b] : null;
-  }
-  return last;
-}
-
-/** Temporal IoU of two segments (hull as union, which equals the union when they overlap). */
-export function temporalIou(gold: readonly [number, number], pred: readonly [number, number]): number {
-  const inter = Math.max(0, Math.min(gold[1], pred[1]) - Math.max(gold[0], pred[0]));
-  const union = Math.max(gold[1], pred[1]) - Math.min(gold[0], pred[0]);
-  return union > 0 ? inter / union : 0;
-}
+export { lastTimeSpan, mergeSpans, parseTimeRange, parseTimeSpans, readSpans, spansIou, temporalIou } from "./text/time-spans.js";
+export type { Span, SpanPolicy } from "./text/time-spans.js";
 
 const thinkOption = z.boolean().default(true).describe("the format term needs <think> before <answer> (false: the answer may come directly)");
 
-/** Options of the temporal grounding reward. */
-export const temporalOptions = z.object({ requireThink: thinkOption });
+const formatRequiresAnswer = z.boolean().default(true).describe("the format term also needs the answer to parse as this family's answer type");
 
-/** "temporal-iou": format + temporal IoU of the last time pair in the last <answer> block. */
-export const temporalIouReward: RewardSpec<z.output<typeof temporalOptions>, { segment: [number, number]; duration?: number }> = {
+/** Options of the temporal grounding reward. */
+export const temporalOptions = z.object({
+  requireThink: thinkOption,
+  spans: z.enum(["single", "union", "last"]).default("single").describe("single: exactly one span, no other number; union: all spans scored as one set; last: the last pair (VideoChat-R1; hackable)"),
+  answerBlocks: z.enum(["single", "last"]).default("single").describe("single: two <answer> blocks are invalid (G5); last: the last block is graded (VideoChat-R1; hackable)"),
+  formatRequiresAnswer,
+  preset: z.enum(["none", "videoChatR1"]).default("none").describe("videoChatR1: last block, last pair, tag-only lazy-regex format (the paper's rules; hackable)"),
+});
+/** Parsed temporal options. */
+export type TemporalOptions = z.output<typeof temporalOptions>;
+
+const VIDEO_CHAT_R1 = { spans: "last", answerBlocks: "last", formatRequiresAnswer: false } as const;
+
+/** The tag part of a VideoChat-R1 format term: ours (§2.2), or the paper's lazy regex under its preset. */
+function tagFormat(completion: string, requireThink: boolean, paper: boolean): number {
+  if (paper && requireThink) return formatScore(completion, formatOptions.parse({ preset: "videoChatR1" }));
+  return exactTagFormat(completion, requireThink ? ["think", "answer"] : ["answer"]);
+}
+
+/** "temporal-iou": format + temporal IoU of the span(s) in the <answer> block, read under the `spans` policy. */
+export const temporalIouReward: RewardSpec<TemporalOptions, { segment: [number, number]; duration?: number }> = {
   name: "temporal-iou",
   description: "VideoChat-R1 temporal grounding: format + IoU of the predicted time span ('a to b' in <answer>) with the gold segment",
   options: temporalOptions,
   exampleGold: { segment: [12.5, 20], duration: 60 },
   maxScore: 2,
-  score({ completion, gold }, o): RewardResult {
+  score({ completion, gold }, options): RewardResult {
+    const o: TemporalOptions = options.preset === "videoChatR1" ? { ...options, ...VIDEO_CHAT_R1 } : options;
     const [s, e] = gold.segment;
     if (!(Number.isFinite(s) && Number.isFinite(e) && e > s)) return { score: null, terms: {}, info: { reason: "zero-length or invalid gold segment" } };
-    const format = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
-    const blocks = tagBlocks(completion, "answer");
-    const range = blocks.length ? parseTimeRange(blocks[blocks.length - 1]!) : null;
-    const tiou = range ? temporalIou(gold.segment, range) : 0;
-    return { score: format + tiou, terms: { format, tiou }, info: { range } };
+    const tags = tagFormat(completion, o.requireThink, o.preset === "videoChatR1");
+    const block = answerBlock(completion, { blocks: o.answerBlocks });
+    const read = block.text === null ? { error: block.reason } : readSpans(block.text, o.spans);
+    const spans: Span[] | null = "spans" in read ? read.spans : null;
+    const format = o.formatRequiresAnswer && !spans ? 0 : tags;
+    let tiou = 0;
+    if (spans) tiou = o.spans === "union" ? spansIou([gold.segment], spans) : temporalIou(gold.segment, spans[0]!);
+    const range = spans && spans.length === 1 ? spans[0] : null;
+    return { score: format + tiou, terms: { format, tiou }, info: { range, spans, ...("error" in read ? { reason: read.error } : {}) } };
   },
   goldCompletion: (g) => `<think>\nThe event happens then.\n</think>\n<answer>${g.segment[0]} to ${g.segment[1]}</answer>`,
 };
 
+/** The answer as exactly one JSON list (no repairs), or null. */
 function parseJsonList(answer: string): unknown[] | null {
-  const a = answer.indexOf("[");
-  const b = answer.lastIndexOf("]");
-  if (a < 0 || b < a) return null;
-  try {
-    const v: unknown = JSON.parse(answer.slice(a, b + 1));
-    return Array.isArray(v) ? v : null;
-  } catch {
-    return null;
-  }
+  const res = parseJsonAnswer(answer);
+  return "value" in res && Array.isArray(res.value) ? res.value : null;
 }
 
-const isBoxLike = (b: unknown): b is number[] => Array.isArray(b) && b.length === 4 && b.every((x) => typeof x === "number" && Number.isFinite(x));
+const isBoxLike = (b: unknown): b is number[] => Array.isArray(b) && b.length === 4 && b.every(finiteNumber);
 const positiveArea = (b: readonly number[]): boolean => b[0]! < b[2]! && b[1]! < b[3]!;
 
 /** Options of the tracking reward. */
-export const trackingOptions = z.object({ requireThink: thinkOption });
+export const trackingOptions = z.object({
+  requireThink: thinkOption,
+  formatRequiresAnswer: formatRequiresAnswer.describe("true: the format term needs N boxes of positive area; false: tags only (the paper's format term)"),
+});
 
 /** Gold of the tracking reward: one box per sampled frame (frame 0 is given in the prompt). */
 export interface TrackingGold {
@@ -104,13 +98,17 @@ export const trackingIouReward: RewardSpec<z.output<typeof trackingOptions>, Tra
     const n = gold.boxes.length;
     const frames = gold.boxes.map((b, i) => i).filter((i) => i > 0 && !gold.absent?.[i] && isBoxLike(gold.boxes[i]) && positiveArea(gold.boxes[i]!));
     if (frames.length === 0) return { score: null, terms: {}, info: { reason: "no scorable gold frame after frame 0" } };
-    const answer = singleBlock(completion, "answer");
+    const answer = answerBlock(completion).text;
     const list = answer === null ? null : parseJsonList(answer);
     const valid = list !== null && list.length === n && list.every(isBoxLike);
     const staticBaseline = isBoxLike(gold.boxes[0]) ? frames.reduce((s, i) => s + boxIou(gold.boxes[0] as Box, gold.boxes[i] as Box), 0) / frames.length : 0;
-    if (!valid) return { score: 0, terms: { format: 0, trackIou: 0 }, info: { reason: "answer is not a list of exactly N boxes", staticBaseline } };
-    const format = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
+    const tags = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
+    if (!valid) {
+      const format = o.formatRequiresAnswer ? 0 : tags;
+      return { score: format, terms: { format, trackIou: 0 }, info: { reason: "answer is not a list of exactly N boxes", staticBaseline } };
+    }
     const boxes = list as number[][];
+    const format = o.formatRequiresAnswer && !boxes.every(positiveArea) ? 0 : tags;
     const trackIou = frames.reduce((s, i) => s + (positiveArea(boxes[i]!) ? boxIou(boxes[i] as Box, gold.boxes[i] as Box) : 0), 0) / frames.length;
     return { score: format + trackIou, terms: { format, trackIou }, info: { frames: frames.length, staticBaseline } };
   },
@@ -147,13 +145,18 @@ export interface ChoiceGold {
 }
 
 /** Options of the multiple-choice reward. */
-export const mcqOptions = z.object({ requireThink: thinkOption });
+export const mcqOptions = z.object({
+  requireThink: thinkOption,
+  formatRequiresAnswer: formatRequiresAnswer.describe("the format term also needs the answer to choose exactly one option"),
+});
 
-function choiceAccuracy(completion: string, gold: ChoiceGold): number | null {
+/** Accuracy and whether the answer chose exactly one option; null when the gold letter is outside the options. */
+function choiceAccuracy(completion: string, gold: ChoiceGold): { accuracy: number; chosen: boolean } | null {
   const idx = LETTERS.indexOf(gold.answer.trim().replace(/[().]/g, ""));
   if (idx < 0 || idx >= gold.options.length) return null;
-  const answer = singleBlock(completion, "answer");
-  return answer !== null && parseChoice(answer, gold.options) === LETTERS[idx] ? 1 : 0;
+  const answer = answerBlock(completion).text;
+  const letter = answer === null ? null : parseChoice(answer, gold.options);
+  return { accuracy: letter === LETTERS[idx] ? 1 : 0, chosen: letter !== null };
 }
 
 /** "video-mcq": format + accuracy of exactly one chosen option. */
@@ -164,10 +167,11 @@ export const videoMcqReward: RewardSpec<z.output<typeof mcqOptions>, ChoiceGold>
   exampleGold: { answer: "B", options: ["a cat", "a dog", "a bird", "a fish"] },
   maxScore: 2,
   score({ completion, gold }, o): RewardResult {
-    const accuracy = choiceAccuracy(completion, gold);
-    if (accuracy === null) return { score: null, terms: {}, info: { reason: "gold letter outside the options" } };
-    const format = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
-    return { score: format + accuracy, terms: { format, accuracy } };
+    const choice = choiceAccuracy(completion, gold);
+    if (choice === null) return { score: null, terms: {}, info: { reason: "gold letter outside the options" } };
+    const tags = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
+    const format = o.formatRequiresAnswer && !choice.chosen ? 0 : tags;
+    return { score: format + choice.accuracy, terms: { format, accuracy: choice.accuracy } };
   },
   goldCompletion: (g) => `<think>\nLooking at the video.\n</think>\n<answer>${g.answer}</answer>`,
 };
@@ -175,7 +179,7 @@ export const videoMcqReward: RewardSpec<z.output<typeof mcqOptions>, ChoiceGold>
 /** Parses a glue list `[(s,e), …]` of number pairs with 0 <= s <= e; null when it is not such a literal. */
 export function parseGlue(text: string): [number, number][] | null {
   const t = text.trim();
-  if (t.length > 20_000 || !/^[\s\[\](),\d.eE+-]*$/.test(t)) return null;
+  if (t.length > 20_000 || !/^[\s\[\](),\d.eE+-]*$/.test(t) || hasLongNumber(t)) return null;
   let v: unknown;
   try {
     v = JSON.parse(t.replace(/\(/g, "[").replace(/\)/g, "]"));
@@ -192,29 +196,6 @@ export function parseGlue(text: string): [number, number][] | null {
   return out;
 }
 
-function merge(spans: readonly [number, number][]): [number, number][] {
-  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [s, e] of sorted) {
-    const last = out[out.length - 1];
-    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
-
-const total = (spans: readonly [number, number][]): number => spans.reduce((s, [a, b]) => s + b - a, 0);
-
-/** IoU of two span lists after merging each: total intersection / total union. */
-export function spansIou(gold: readonly [number, number][], pred: readonly [number, number][]): number {
-  const g = merge(gold);
-  const p = merge(pred);
-  let inter = 0;
-  for (const [a, b] of g) for (const [c, d] of p) inter += Math.max(0, Math.min(b, d) - Math.max(a, c));
-  const union = total(g) + total(p) - inter;
-  return union > 0 ? inter / union : 0;
-}
-
 /** Gold of grounded QA: the choice plus the evidence spans. */
 export interface GroundedQaGold extends ChoiceGold {
   glue: [number, number][];
@@ -228,13 +209,14 @@ export const groundedQaReward: RewardSpec<z.output<typeof mcqOptions>, GroundedQ
   exampleGold: { answer: "A", options: ["he opens the door", "he sits down"], glue: [[3, 8], [20, 24]] },
   maxScore: 3,
   score({ completion, gold }, o): RewardResult {
-    if (total(merge(gold.glue)) <= 0) return { score: null, terms: {}, info: { reason: "empty or zero-length gold glue" } };
-    const accuracy = choiceAccuracy(completion, gold);
-    if (accuracy === null) return { score: null, terms: {}, info: { reason: "gold letter outside the options" } };
-    const glueText = countOf(completion, "<glue>") === 1 ? singleBlock(completion, "glue") : null;
+    if (spansLength(mergeSpans(gold.glue)) <= 0) return { score: null, terms: {}, info: { reason: "empty or zero-length gold glue" } };
+    const choice = choiceAccuracy(completion, gold);
+    if (choice === null) return { score: null, terms: {}, info: { reason: "gold letter outside the options" } };
+    const accuracy = choice.accuracy;
+    const glueText = answerBlock(completion, { tag: "glue" }).text;
     const glue = glueText === null ? null : parseGlue(glueText);
     const tags = o.requireThink ? ["think", "answer", "glue"] : ["answer", "glue"];
-    const format = glue !== null ? exactTagFormat(completion, tags) : 0;
+    const format = glue !== null && (choice.chosen || !o.formatRequiresAnswer) ? exactTagFormat(completion, tags) : 0;
     const glueIou = glue ? spansIou(gold.glue, glue) : 0;
     return { score: format + glueIou + accuracy, terms: { format, glueIou, accuracy } };
   },
@@ -246,20 +228,23 @@ export interface CaptionJudge {
   judge(caption: string, reference: string): Promise<number>;
 }
 
+/** Options of the caption reward (free text: the format term checks tags only). */
+export const captionOptions = z.object({ requireThink: thinkOption });
+
 /**
  * Caption recall (VideoChat-R1 §3.3) — MODEL-JUDGED, NOT RULE-BASED: the score is whatever the supplied judge
  * returns, plus the format term. A judge failure gives null (infrastructure, not the model's fault).
  */
-export function makeCaptionRecallReward(judge: CaptionJudge, name = "caption-recall"): RewardSpec<z.output<typeof mcqOptions>, { caption: string }> {
+export function makeCaptionRecallReward(judge: CaptionJudge, name = "caption-recall"): RewardSpec<z.output<typeof captionOptions>, { caption: string }> {
   return {
     name,
     description: "MODEL-JUDGED (not rule-based): format + caption recall in [0,1] as scored by a pluggable judge",
-    options: mcqOptions,
+    options: captionOptions,
     modelJudged: true,
     maxScore: 2,
     async score({ completion, gold }, o): Promise<RewardResult> {
       const format = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
-      const answer = singleBlock(completion, "answer");
+      const answer = answerBlock(completion).text;
       if (answer === null || !answer.trim()) return { score: format, terms: { format, recall: 0 } };
       let recall: number;
       try {

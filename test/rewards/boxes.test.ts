@@ -178,8 +178,14 @@ describe("box-grounding (GIoU + 1, 0–1000 grid)", () => {
     ["(100,100),(300,300)", 2, "exact box: GIoU 1"],
     ["(100, 100), (200, 300)", 1.5, "half the box: IoU 0.5, hull = union"],
     ["(400,400),(500,500)", 1 - (160_000 - 50_000) / 160_000, "disjoint: GIoU = 0 − (hull − union)/hull, hull 400×400, union 50,000"],
-    ["(0,0),(100,100) then (100,100),(300,300)", 2, "the last box counts"],
+    ["(0,0),(100,100) then (100,100),(300,300)", 0, "two boxes: not a single-box answer"],
+    ["the box is (100,100),(300,300)", 2, "words around the one box are allowed"],
   ] as [string, number, string][])("%j → %d (%s)", async (a, v) => expect((await score(a)).score).toBeCloseTo(v, 12));
+  it('boxes: "last" (hackable) grades the last box and ignores the rest', async () => {
+    const c = "<think>x</think><answer>(0,0),(100,100) then (100,100),(300,300)</answer>";
+    const r = await rewards.score("box-grounding", { completion: c, gold: { box: [100, 100, 300, 300] } }, { boxes: "last" });
+    expect(r.score).toBeCloseTo(2, 12);
+  });
   it("adversarial: the whole grid, reversed or degenerate boxes, NaN, boxes outside <answer>", async () => {
     const whole = (await score("(0,0),(1000,1000)")).score!;
     expect(whole).toBeCloseTo(1 + 40_000 / 1_000_000, 12); // IoU 0.04, hull = union

@@ -13,8 +13,12 @@ describe("temporal IoU (§5.1)", () => {
     ["3\u20137", [3, 7], "en dash"],
     ["01:05 to 01:10", [65, 70], "mm:ss"],
     ["0:01:05 to 0:01:10", [65, 70], "hh:mm:ss"],
-    ["0 to 5 and later 10 to 20", [10, 20], "the last pair counts"],
+    ["from 12.5 to 20 seconds.", [12.5, 20], "a full stop ends the sentence"],
   ] as [string, [number, number], string][])("%j → %j (%s)", (text, range) => expect(parseTimeRange(text)).toEqual(range));
+  it("policy last (VideoChat-R1, hackable) grades the last pair; single refuses two", () => {
+    expect(parseTimeRange("0 to 5 and later 10 to 20", "last")).toEqual([10, 20]);
+    expect(parseTimeRange("0 to 5 and later 10 to 20")).toBeNull();
+  });
   it.each([["20 to 10", "reversed"], ["-5 to 3", "negative start"], ["NaN to 4", "NaN"], ["1e9 to 2e9", "exponent notation"], ["about ten", "no numbers"]])("%j is unparsed (%s)", (text) => {
     expect(parseTimeRange(text)).toBeNull();
   });
@@ -39,7 +43,10 @@ describe("temporal IoU (§5.1)", () => {
       const r = await rewards.score("temporal-iou", { completion: "<think>10 to 20</think><answer>unsure</answer>", gold: { segment: [10, 20] } });
       expect(r.terms.tiou).toBe(0);
     });
-    it("3b. several pairs: only the last is graded", async () => expect((await tg("10 to 20, or maybe 40 to 50")).terms.tiou).toBe(0));
+    it("3b. several pairs: a single-span answer with two spans is invalid", async () => {
+      expect((await tg("10 to 20, or maybe 40 to 50")).terms).toEqual({ format: 0, tiou: 0 });
+      expect((await tg("40 to 50, or maybe 10 to 20")).terms).toEqual({ format: 0, tiou: 0 });
+    });
   });
 });
 

@@ -2,6 +2,11 @@
  * The answer region (G3) and tag-block helpers shared by every text checker. Only the final answer region is
  * graded: the text after the last `</think>`, or the single `<answer>` block. Reasoning, tool outputs and prompt
  * echoes are never read. All scans are indexOf loops (linear time, no regex backtracking).
+ *
+ * The hedging rule (G5) lives here, once: `answerBlock` is the one place a family reads a tag block from, and under
+ * the default policy "single" a completion with two or more blocks of that tag (or an unclosed extra open tag) has no
+ * answer at all. "last" is the rule of papers that grade the last block (wd1, VideoChat-R1); it is hackable, because
+ * a wrong block followed by a right one is paid, and only presets that reproduce such a paper use it.
  */
 
 /** Where the graded text comes from. */
@@ -13,9 +18,14 @@ export const MAX_REGION_CHARS = 20_000;
 /** The graded region, or a reason why there is none. */
 export type Region = { text: string } | { text: null; reason: string };
 
+/** How several blocks of one tag are treated: "single" (hedging is invalid, G5) or "last" (a paper's rule; hackable). */
+export type BlockPolicy = "single" | "last";
+
 /** Options for `answerRegion`. */
 export interface RegionOptions {
   mode: RegionMode;
+  /** With "answerTag": the block policy (default "single"). */
+  blocks?: BlockPolicy;
   /** With "afterThink": a completion without `</think>` has no region. */
   requireThink?: boolean;
   /** The prompt; verbatim echoes of it are removed from the region. */
@@ -56,13 +66,46 @@ export function singleBlock(text: string, tag: string): string | null {
   return j > i ? text.slice(i + open.length, j) : null;
 }
 
+/** Options for `answerBlock`. */
+export interface BlockOptions {
+  /** The tag name (default "answer"). */
+  tag?: string;
+  /** Default "single". */
+  blocks?: BlockPolicy;
+  /** Longer blocks count as unparseable (G8; default MAX_REGION_CHARS). */
+  maxChars?: number;
+}
+
+/**
+ * The content of the graded `<tag>` block under the block policy, or the reason there is none. "single": exactly one
+ * open and one close tag, in that order. "last": the last complete block.
+ */
+export function answerBlock(completion: string, opts: BlockOptions = {}): Region {
+  const tag = opts.tag ?? "answer";
+  let text: string | null;
+  if ((opts.blocks ?? "single") === "last") {
+    const blocks = tagBlocks(completion, tag);
+    if (blocks.length === 0) return { text: null, reason: `no <${tag}> block` };
+    text = blocks[blocks.length - 1]!;
+  } else {
+    const opens = countOf(completion, `<${tag}>`);
+    const closes = countOf(completion, `</${tag}>`);
+    if (opens === 0 || closes === 0) return { text: null, reason: `no <${tag}> block` };
+    if (opens > 1 || closes > 1) return { text: null, reason: `more than one <${tag}> block` };
+    text = singleBlock(completion, tag);
+    if (text === null) return { text: null, reason: `</${tag}> before <${tag}>` };
+  }
+  if (text.length > (opts.maxChars ?? MAX_REGION_CHARS)) return { text: null, reason: `<${tag}> block too long` };
+  return { text };
+}
+
 /** The graded region of a completion (G3, D-M12). */
 export function answerRegion(completion: string, opts: RegionOptions): Region {
   let text: string;
   if (opts.mode === "answerTag") {
-    const block = singleBlock(completion, "answer");
-    if (block === null) return { text: null, reason: "no single <answer> block" };
-    text = block;
+    const block = answerBlock(completion, { blocks: opts.blocks ?? "single", maxChars: Infinity });
+    if (block.text === null) return block;
+    text = block.text;
   } else if (opts.mode === "afterThink") {
     const end = completion.lastIndexOf("</think>");
     if (end >= 0) text = completion.slice(end + "</think>".length);
