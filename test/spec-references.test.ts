@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { anchorsOf, danglingIn, defaultSpec, loadAnchors, referencesIn, scannedFiles, type Anchors } from "./spec-refs.js";
+import { anchorsOf, danglingIn, defaultSpec, loadAnchors, referencesIn, scannedFiles } from "./spec-refs.js";
+import type { Anchors } from "./spec-refs.js";
 
 const ROOT = resolve(__dirname, "..");
 // Built from a code point so that this file's own examples are not citations the scan below would check.
@@ -23,8 +24,9 @@ const dangling = (path: string, text: string) => danglingIn(path, text, TOY).map
 
 describe("the resolver", () => {
   it("reads section headings, decision headings and anchors", () => {
-    const md = `# Title\n## 1. Maths\n### 1.2 Table\n#### D-M4 Rounding\n- <a id="G5"></a> no hedging\n<a id="3.4"></a>`;
-    const a = anchorsOf(md);
+    const md = ["# Title", "## 1. Maths", "### 1.2 Table", "#### D-M4 Rounding"];
+    md.push('- <a id="G5"></a> no hedging', '<a id="3.4"></a>');
+    const a = anchorsOf(md.join("\n"));
     expect([...a.sections].sort()).toEqual(["1", "1.2", "3.4"]);
     expect([...a.decisions].sort()).toEqual(["D-M4", "G5"]);
   });
@@ -48,7 +50,8 @@ describe("the resolver", () => {
 
   it("follows a qualifier along a chain and checks both ends of a range", () => {
     const text = `// (rewards spec ${S}10.2 #1, ${S}10.3 #7, ${S}12) and (algorithms spec ${S}2.1, ${S}8.4)`;
-    expect(referencesIn("bench/x.ts", text).map((r) => r.spec)).toEqual(["rewards", "rewards", "rewards", "algorithms", "algorithms"]);
+    const specs = referencesIn("bench/x.ts", text).map((r) => r.spec);
+    expect(specs).toEqual(["rewards", "rewards", "rewards", "algorithms", "algorithms"]);
     expect(dangling("bench/x.ts", `// rewards spec ${S}10.2–10.3 and ${S}1.1–1.7`)).toEqual([`1: ${S}1.1–1.7`]);
     expect(dangling("src/rewards/x.ts", "// G1–G8, D-M1–M13 and G1–G4")).toEqual(["1: G1–G4"]);
   });
@@ -59,10 +62,12 @@ describe("the resolver", () => {
   });
 
   it("leaves the sections of papers and other works alone", () => {
-    const text = `// arXiv 2503.20783 ${S}3.2, ${S}4.1; (OSQP ${S}5.2); (DAPO ${S}3.3); the paper's ${S}2; Lee et al. ${S}4`;
+    const text = `// arXiv 2503.20783 ${S}3.2, ${S}4.1; (OSQP ${S}5.2); (DAPO ${S}3.3); the paper's ${S}2` +
+      `; Lee et al. ${S}4`;
     expect(referencesIn("bench/x.ts", text)).toEqual([]);
     // "spec" after a paper name takes the citation back.
-    expect(referencesIn("src/rewards/x.ts", `// (SIRL arXiv 2505.11792; spec ${S}9.3)`).map((r) => r.targets)).toEqual([["9.3"]]);
+    const back = referencesIn("src/rewards/x.ts", `// (SIRL arXiv 2505.11792; spec ${S}9.3)`);
+    expect(back.map((r) => r.targets)).toEqual([["9.3"]]);
   });
 });
 
@@ -74,8 +79,9 @@ describe("spec references in the repository", () => {
     .concat("README.md");
 
   it("finds the spec sections and decision ids", () => {
-    for (const s of ["0.1", "1.5", "10.3", "11.5", "14"]) expect(anchors.sections.rewards.has(s), `rewards ${S}${s}`).toBe(true);
-    for (const s of ["1.7", "3.1", "6.8", "11.4", "12"]) expect(anchors.sections.algorithms.has(s), `algorithms ${S}${s}`).toBe(true);
+    const { rewards, algorithms } = anchors.sections;
+    for (const s of ["0.1", "1.5", "10.3", "11.5", "14"]) expect(rewards.has(s), `rewards ${s}`).toBe(true);
+    for (const s of ["1.7", "3.1", "6.8", "11.4", "12"]) expect(algorithms.has(s), `algorithms ${s}`).toBe(true);
     for (const d of ["G1", "G8", "D-M13", "D-B10", "D-S7", "D-R7"]) expect(anchors.decisions.has(d), d).toBe(true);
   });
 

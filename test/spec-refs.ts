@@ -116,7 +116,20 @@ export function defaultSpec(path: string, text: string): SpecName | null {
 
 type Owner = SpecName | "default" | "external";
 const SECTION = /§\s?(\d+(?:\.\d+)*)(?:\s?[–-]\s?§?(\d+(?:\.\d+)*))?/g;
-const QUALIFIER = /rewards spec|algorithms spec|docs\/spec\/rewards\.md|docs\/spec\/algorithms\.md|\bspec(?:'s)?\b|arXiv|\b\d{4}\.\d{4,5}\b|\bpaper(?:'s)?\b|et al\./gi;
+const QUALIFIER = new RegExp(
+  [
+    "rewards spec",
+    "algorithms spec",
+    "docs/spec/rewards\\.md",
+    "docs/spec/algorithms\\.md",
+    "\\bspec(?:'s)?\\b",
+    "arXiv",
+    "\\b\\d{4}\\.\\d{4,5}\\b", // a bare arXiv id
+    "\\bpaper(?:'s)?\\b",
+    "et al\\.",
+  ].join("|"),
+  "gi",
+);
 const SEPARATORS = /^(?:[\s,–&/*()-]|#\d+|\d+|\b(?:and|or|to|steps?|rules?|items?|eqs?\.?)\b)*$/;
 // An acronym or a CamelCase/hyphenated name (OSQP, DAPO, VideoChat-R1), not a capitalised English word ("See").
 const NAME_BEFORE = /\b[A-Z][A-Za-z0-9]*[A-Z0-9][\w-]*\s*$/;
@@ -124,7 +137,8 @@ const NAME_BEFORE = /\b[A-Z][A-Za-z0-9]*[A-Z0-9][\w-]*\s*$/;
 /** Who a `§` belongs to, from the text between the previous citation on the line (or the line start) and it. */
 function ownerOf(gap: string, previous: Owner | null): Owner {
   if (previous !== null && SEPARATORS.test(gap)) return previous; // a chain of sections: ", " or " and " between
-  const tail = gap.slice(Math.max(gap.lastIndexOf("("), gap.lastIndexOf("["), gap.lastIndexOf(";"), gap.lastIndexOf("|")) + 1);
+  const cut = Math.max(gap.lastIndexOf("("), gap.lastIndexOf("["), gap.lastIndexOf(";"), gap.lastIndexOf("|"));
+  const tail = gap.slice(cut + 1);
   const quals = [...tail.matchAll(QUALIFIER)].map((m) => m[0].toLowerCase());
   const q = quals.at(-1);
   if (q !== undefined) {
@@ -178,7 +192,8 @@ export function danglingIn(path: string, text: string, anchors: Anchors): Dangli
     if (r.kind === "path") {
       out.push({ ...at, reason: "points outside the repository; cite docs/spec/*.md" });
     } else if (r.kind === "design") {
-      if (!anchors.design.has(r.targets[0]!.toLowerCase())) out.push({ ...at, reason: "no such heading in docs/spec/design.md" });
+      const found = anchors.design.has(r.targets[0]!.toLowerCase());
+      if (!found) out.push({ ...at, reason: "no such heading in docs/spec/design.md" });
     } else if (r.kind === "decision") {
       const missing = r.targets.filter((t) => !anchors.decisions.has(t));
       if (missing.length > 0) out.push({ ...at, reason: `no decision ${missing.join(", ")} in docs/spec` });
