@@ -116,14 +116,15 @@ describe("sandbox", () => {
     }
   });
 
-  it("reports a worker that dies and replaces it", async () => {
+  it("reports a worker process that dies during its job as crashed and replaces it", async () => {
     const small = new WorkerPool({ size: 1 });
     try {
       const [dead, next] = await small.runAll([
         { module: new URL("./fixtures/block.ts", import.meta.url).href, fn: "die", args: null, wallMs: 3000 },
         { module: new URL("./fixtures/block.ts", import.meta.url).href, fn: "blockFor", args: 1, wallMs: 3000 },
       ]);
-      expect(dead).toMatchObject({ ok: false, kind: "worker-died" });
+      expect(dead).toMatchObject({ ok: false, kind: "crashed" });
+      expect(small.stats.crashed).toBe(1);
       expect(next).toMatchObject({ ok: true, value: "done" });
     } finally {
       await small.close();

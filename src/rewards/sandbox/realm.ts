@@ -3,13 +3,17 @@
  *
  * A bare isolated-vm context has only ECMAScript intrinsics: no `require`, `process`, `fetch`, timers, file system or
  * network exist to begin with. This script further removes or fixes what a reward did not grant:
- * - `Date`: replaced by a fixed stub (default) or removed (`clock: "none"`, kernels; spec §10.3 #7);
+ * - `Date`: replaced by a fixed stub (default) or removed (`clock: "none"`, kernels; spec §10.3 #7). The real
+ *   constructor stays out of reach (`Date.prototype.constructor` is the stub), `Intl.DateTimeFormat` formats the
+ *   fixed instant when given no date (in both modes: neither realm has a clock), and `Temporal` is removed;
  * - `Math.random`: replaced by a seeded xoshiro128** stream (determinism);
- * - `SharedArrayBuffer`, `Atomics`, `WebAssembly`, `performance`: removed unless granted;
+ * - `SharedArrayBuffer`, `Atomics`, `WebAssembly`, `performance`: removed unless granted; granted WebAssembly has its
+ *   memories and tables capped (wasm-cap.ts), since wasm memory lies outside the isolate's heap limit;
  * - optionally every intrinsic prototype is frozen (`freeze: true`), so code in this realm cannot patch the
  *   built-ins a trusted harness in the same realm relies on (spec §10.2 #1). Not for timed code: a frozen
  *   Object.prototype or %TypedArray%.prototype makes V8 take slow paths for typed-array stores (~20×).
  */
+import { pagesForMb, wasmCapScript } from "./wasm-cap.js";
 
 /** What a reward may grant the code it runs; everything defaults to "not granted". */
 export interface SandboxAllow {
@@ -29,7 +33,12 @@ export interface RealmOptions {
   freeze?: boolean;
   /** Grants. */
   allow?: SandboxAllow;
+  /** Cap on each WebAssembly memory (MB) when `allow.wasm`; default 256 (the kernel reward's heap limit). */
+  wasmMemoryMb?: number;
 }
+
+/** Largest WebAssembly table (entries) in a realm: 64 Ki entries, 512 KiB of references. */
+export const WASM_MAX_TABLE_ELEMENTS = 65_536;
 
 /** The instant the fixed `Date` stub reports (2024-01-01T00:00:00Z). */
 export const FIXED_TIME_MS = 1_704_067_200_000;
@@ -64,14 +73,18 @@ export function realmScript(opts: RealmOptions): string {
       FixedDate.UTC = RealDate.UTC;
       FixedDate.parse = RealDate.parse;
       FixedDate.prototype = RealDate.prototype;
+      // Without this, new (new Date().constructor)() would read the real clock.
+      Object.defineProperty(RealDate.prototype, "constructor", { value: FixedDate, writable: true, configurable: true });
       Object.defineProperty(globalThis, "Date", { value: FixedDate, writable: false, configurable: false });
     })();`);
   } else {
     lines.push(`delete globalThis.Date;`);
   }
-  lines.push(`delete globalThis.performance;`);
+  lines.push(intlClockScript());
+  lines.push(`delete globalThis.performance; delete globalThis.Temporal;`);
   if (!allow.sharedMemory) lines.push(`delete globalThis.SharedArrayBuffer; delete globalThis.Atomics;`);
   if (!allow.wasm) lines.push(`delete globalThis.WebAssembly;`);
+  else lines.push(wasmCapScript({ maxPages: pagesForMb(opts.wasmMemoryMb ?? 256), maxTableElements: WASM_MAX_TABLE_ELEMENTS }));
   if (opts.freeze) {
     lines.push(`(() => {
       const seen = new Set();
@@ -96,4 +109,29 @@ export function realmScript(opts: RealmOptions): string {
     })();`);
   }
   return lines.join("\n");
+}
+
+/**
+ * `Intl.DateTimeFormat` reads the clock when it formats no date (`format()`, `formatToParts()`): both are wrapped so
+ * that a missing date is the fixed instant. The originals stay in this closure.
+ */
+function intlClockScript(): string {
+  return `(() => {
+    if (typeof Intl !== "object" || typeof Intl.DateTimeFormat !== "function") return;
+    const FIXED = ${FIXED_TIME_MS}, apply = Reflect.apply, proto = Intl.DateTimeFormat.prototype;
+    const formatGetter = Object.getOwnPropertyDescriptor(proto, "format").get;
+    const formatToParts = proto.formatToParts;
+    Object.defineProperty(proto, "format", {
+      configurable: true,
+      get() {
+        const bound = apply(formatGetter, this, []);
+        return (date) => bound(date === undefined ? FIXED : date);
+      },
+    });
+    Object.defineProperty(proto, "formatToParts", {
+      configurable: true,
+      writable: true,
+      value: function formatToParts(date) { return apply(formatToParts, this, [date === undefined ? FIXED : date]); },
+    });
+  })();`;
 }

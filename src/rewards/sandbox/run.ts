@@ -1,6 +1,10 @@
 /**
- * `runInSandbox`: runs one piece of model-written JavaScript in a fresh V8 isolate (isolated-vm) with a CPU-time and
- * heap limit, and returns its JSON-copied result (rewards spec §12).
+ * `runInSandbox`: runs one piece of model-written JavaScript in a fresh V8 isolate (isolated-vm) inside a reward
+ * worker process, with a time and heap limit, and returns its JSON-copied result (rewards spec §12).
+ *
+ * `runInIsolate` is the part that runs inside the worker process (and inside other worker jobs, such as the solver
+ * check). It tells the pool each phase's deadline, so a program that V8 cannot interrupt is killed with its process
+ * at `timeoutMs + KILL_GRACE_MS`; `runInSandbox` sends it to the shared pool, so a direct call always returns.
  *
  * The program is the body of a function that receives `input` and `return`s a value; a trusted `prelude` (e.g. the
  * model-building API of the solver reward) runs first in the same context. Each call gets its own isolate, so no
@@ -8,6 +12,8 @@
  * no object, getter or proxy of the program ever reaches the host. Never `node:vm` (not a security boundary).
  */
 import ivm from "isolated-vm";
+import { setJobDeadline } from "./deadline.js";
+import { sharedPool } from "./pool.js";
 import { realmScript, type SandboxAllow } from "./realm.js";
 
 /** One program to run. */
@@ -18,9 +24,9 @@ export interface SandboxRequest {
   prelude?: string;
   /** JSON value handed to the program as `input`. */
   input?: unknown;
-  /** Limit on the program's run time (ms); the pool's wall watchdog is 2x this. */
+  /** Limit on the program's run time (ms): isolated-vm stops it then, or the pool kills its process just after. */
   timeoutMs: number;
-  /** Isolate heap limit (MB, at least 8). */
+  /** Isolate heap limit (MB, at least 8); also the cap on WebAssembly memory when `allow.wasm`. */
   memoryMb: number;
   /** Seed of `Math.random` inside the isolate. */
   seed: number;
@@ -30,8 +36,11 @@ export interface SandboxRequest {
   maxOutputChars?: number;
 }
 
-/** Why a run failed. */
-export type SandboxFailure = "timeout" | "memory" | "error" | "invalid-output";
+/**
+ * Why a run failed. `crashed`: the program took its worker process down in a way that is not a known memory abort;
+ * `infrastructure`: the pool could not run it at all (not the program's fault; rewards give `null`).
+ */
+export type SandboxFailure = "timeout" | "memory" | "crashed" | "error" | "invalid-output" | "infrastructure";
 
 /** The outcome of one run. */
 export type SandboxResult =
@@ -39,6 +48,10 @@ export type SandboxResult =
   | { ok: false; kind: SandboxFailure; error: string };
 
 const DEFAULT_MAX_OUTPUT = 1_000_000;
+/** How long past `timeoutMs` the pool waits for isolated-vm's own timeout before it kills the process. */
+export const KILL_GRACE_MS = 100;
+/** Deadline for the host-side work after the program (parse the result, dispose the isolate). */
+const AFTER_MS = 2000;
 
 /** Wraps the program so it runs as a strict function body and its result leaves as a JSON string. */
 function wrapProgram(code: string): string {
@@ -63,20 +76,40 @@ function classify(err: unknown, isolate: ivm.Isolate): { kind: SandboxFailure; e
   return { kind: "error", error: message };
 }
 
-/** Runs one program in a fresh isolate; never throws for anything the program does. */
-export async function runInSandbox(req: SandboxRequest): Promise<SandboxResult> {
+/**
+ * Runs one program in a fresh isolate in a reward worker process (the shared pool); never throws for anything the
+ * program does, and returns by `timeoutMs` plus the kill grace whatever the program does.
+ */
+export function runInSandbox(req: SandboxRequest): Promise<SandboxResult> {
+  validate(req);
+  return sharedPool().runSandbox(req);
+}
+
+function validate(req: SandboxRequest): void {
   if (!(req.timeoutMs > 0)) throw new RangeError(`runInSandbox: timeoutMs must be > 0, got ${req.timeoutMs}`);
   if (!(req.memoryMb >= 8)) throw new RangeError(`runInSandbox: memoryMb must be >= 8, got ${req.memoryMb}`);
+}
+
+/**
+ * Runs one program in a fresh isolate in *this* process. Meant for a pool worker process (pool jobs call it):
+ * there, the deadlines it sets let the pool kill a program that V8 cannot stop. Called anywhere else, such a
+ * program hangs the caller; use `runInSandbox`.
+ */
+export async function runInIsolate(req: SandboxRequest): Promise<SandboxResult> {
+  validate(req);
   const maxOut = req.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
   const isolate = new ivm.Isolate({ memoryLimit: req.memoryMb });
   try {
     const context = await isolate.createContext();
-    await context.eval(realmScript({ seed: req.seed, clock: "fixed", allow: req.allow }), { timeout: req.timeoutMs });
+    const realm = realmScript({ seed: req.seed, clock: "fixed", allow: req.allow, wasmMemoryMb: req.memoryMb });
+    await context.eval(realm, { timeout: req.timeoutMs });
     if (req.prelude) await context.eval(req.prelude, { timeout: req.timeoutMs });
     if (req.input !== undefined) await context.global.set("__sandboxInput", JSON.stringify(req.input));
     const script = await isolate.compileScript(wrapProgram(req.code));
     const started = isolate.cpuTime;
-    const out: unknown = await script.run(context, { timeout: req.timeoutMs });
+    // From here the program's own limit holds; the pool kills the process just after it if V8 cannot stop it.
+    setJobDeadline(req.timeoutMs + KILL_GRACE_MS);
+    const out: unknown = await script.run(context, { timeout: req.timeoutMs }).finally(() => setJobDeadline(AFTER_MS));
     const cpuMs = Number(isolate.cpuTime - started) / 1e6;
     if (cpuMs > req.timeoutMs) return { ok: false, kind: "timeout", error: `CPU time ${cpuMs.toFixed(0)} ms > ${req.timeoutMs} ms` };
     if (typeof out !== "string") return { ok: false, kind: "invalid-output", error: "the result is not JSON-serialisable" };

@@ -2,8 +2,12 @@
  * The SIRL check that runs inside a pool worker: run the program in the sandbox (for a `js` block) to get its model,
  * render it as CPLEX-LP, and solve it with HiGHS (rewards spec §9.1). The objective always comes from our solve of the
  * model the completion defines; anything the program prints is never read.
+ *
+ * Each phase has its own deadline in the pool (deadline.ts): the program its `timeoutMs` (set by `runInIsolate`),
+ * the solve HiGHS's `timeLimitS` plus `SOLVE_GRACE_MS`. A phase that overruns has its worker process killed.
  */
-import { runInSandbox } from "../sandbox/run.js";
+import { setJobDeadline } from "../sandbox/deadline.js";
+import { runInIsolate } from "../sandbox/run.js";
 import { solveLp, type SolveOptions, type SolveResult } from "./highs.js";
 import { lpModelSchema, PRELUDE, toLpText } from "./lp-model.js";
 
@@ -28,6 +32,9 @@ export interface SirlCheck {
   cpuMs?: number;
 }
 
+/** Time past HiGHS's own `time_limit` before the solve's worker is killed (HiGHS checks its limit between steps). */
+export const SOLVE_GRACE_MS = 2000;
+
 /** Turns a program's return value into LP text, or says why it cannot. */
 function modelText(value: unknown): { text: string } | { error: string } {
   if (typeof value === "string") return { text: value };
@@ -48,7 +55,7 @@ export async function checkSirlCode(args: SirlCheckArgs): Promise<SirlCheck> {
   let text = args.source;
   let cpuMs: number | undefined;
   if (args.lang === "js") {
-    const run = await runInSandbox({
+    const run = await runInIsolate({
       code: args.source,
       prelude: PRELUDE,
       timeoutMs: args.timeoutMs,
@@ -61,6 +68,7 @@ export async function checkSirlCode(args: SirlCheckArgs): Promise<SirlCheck> {
     if ("error" in m) return { stage: "model", error: m.error, cpuMs };
     text = m.text;
   }
+  setJobDeadline((args.solve.timeLimitS ?? 10) * 1000 + SOLVE_GRACE_MS);
   const solved = await solveLp(text, args.solve);
   if (!solved.ok) return { stage: "solve", error: solved.error, cpuMs };
   return { stage: "solved", solve: solved, cpuMs };

@@ -4,7 +4,8 @@
  * Terms (unweighted): `format` (tags in order; 0/1, or the reference's graded 0..2 in preset `sirlCode`), `runs`
  * (the program finished inside its limits and HiGHS accepted the model), `objective` (HiGHS says Optimal and the
  * objective is within tolerance of the gold), `solutionHit` (stage 2: share of the gold solution values, as a
- * multiset rounded to 3 places, found among the model's column values). Default weights 0.5 / 1 / 2 / 0.
+ * multiset rounded to 3 places, found among the model's column values; paid only when `objective` is 1, since a fixed
+ * program that ignores the problem hits common values such as 0 by chance). Default weights 0.5 / 1 / 2 / 0.
  * Departures from the reference, each a spec decision: the objective comes from our solve, never from printed text
  * (§9.1); gold 0 is an ordinary target (D-S2; the reference's truthiness test never pays it); trivial models are
  * rejected (D-S3); status golds are unscorable unless `allowStatusGold` (D-S4); only `Optimal` counts (D-S6).
@@ -17,8 +18,8 @@ import { z } from "zod";
 import { memoizeReward } from "../memo.js";
 import { rewards } from "../registry.js";
 import type { RewardResult, RewardSpec } from "../types.js";
-import { moduleUrl, sharedPool } from "../sandbox/pool.js";
-import type { SirlCheck, SirlCheckArgs } from "./check-job.js";
+import { jobFault, moduleUrl, SANDBOX_SETUP_MS, sharedPool } from "../sandbox/pool.js";
+import { SOLVE_GRACE_MS, type SirlCheck, type SirlCheckArgs } from "./check-job.js";
 import { codeBlock, DEFAULT_TAGS, formatGraded, formatStrict } from "./completion.js";
 
 /** Gold of one optimisation problem. */
@@ -134,11 +135,13 @@ async function evaluate(completion: string, gold: SirlGold, o: SirlOptions): Pro
     module: moduleUrl("../solver/check-job"),
     fn: "checkSirlCode",
     args,
-    wallMs: 2 * o.timeoutMs + 2 * o.timeLimitS * 1000 + 2000,
+    // The first phase's deadline; the job re-arms it for the program and the solve (check-job.ts).
+    wallMs: SANDBOX_SETUP_MS + o.timeoutMs + o.timeLimitS * 1000 + SOLVE_GRACE_MS,
   });
   if (!out.ok) {
-    // The watchdog firing means the prediction overran its budget; a dead worker is an infrastructure failure.
-    if (out.kind === "timeout") {
+    // Overrunning, going over memory or crashing the worker process is the prediction's fault: it earns the failure
+    // score (and the pool counts it). A worker that died before the job started is an infrastructure failure.
+    if (jobFault(out)) {
       info.reason = out.error;
       return done();
     }
@@ -167,7 +170,9 @@ async function evaluate(completion: string, gold: SirlGold, o: SirlOptions): Pro
     return done();
   }
   terms.objective = withinTolerance(gold.objective!, s.objective, o.absTolerance, o.relTolerance) ? 1 : 0;
-  if (gold.solution?.length) terms.solutionHit = solutionHitRate(gold.solution, s.values);
+  // Stage 2 pays the solution only with the right objective: values alone are matched as a multiset, so a fixed
+  // model whose columns are 0 or round numbers would otherwise collect the bonus on problems it never read.
+  if (terms.objective === 1 && gold.solution?.length) terms.solutionHit = solutionHitRate(gold.solution, s.values);
   return done();
 }
 
@@ -212,7 +217,7 @@ export const sirlTermRewards = [
   termSpec("sirl-format", "format", "think → model → code tags, each once and non-empty"),
   termSpec("sirl-runs", "runs", "the program ran inside its limits and HiGHS accepted its model"),
   termSpec("sirl-objective", "objective", "HiGHS Optimal and the objective within tolerance of the gold"),
-  termSpec("sirl-solution-hit", "solutionHit", "stage 2: share of the gold solution values found in the model's solution"),
+  termSpec("sirl-solution-hit", "solutionHit", "stage 2: share of the gold solution values found in the solution, paid only with the right objective"),
 ];
 
 for (const spec of [sirlReward, ...sirlTermRewards]) if (!rewards.has(spec.name)) rewards.register(spec);
