@@ -4,6 +4,11 @@
  * and `state.json` (step, RNG state, trainer state). A checkpoint is written into a hidden temporary folder, a
  * `COMPLETE` marker is written last, and the folder is renamed into place, so a crash at any point leaves either
  * the previous checkpoints or a complete new one; resume picks the newest folder that has the marker.
+ *
+ * Deleting is crash-safe too: a checkpoint is first renamed to a hidden trash name (atomic), then deleted, so a
+ * kill mid-delete leaves a trash folder, never a half-deleted `step-N`. `recoverCheckpoints` (run at every start
+ * and after every prune) removes trash and unfinished temporary folders, and puts back a checkpoint that a kill
+ * left moved aside while it was being replaced.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +19,13 @@ import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 
 const MARKER = "COMPLETE";
+/** Hidden names of our own work in progress: `.<name>.<pid>.<kind>` (tmp: being written; old: being replaced). */
+const LEFTOVER = /^\.(.+)\.(\d+)\.(tmp|old|trash)$/;
+/** Folders written only by `saveCheckpoint`, so one without the marker is a leftover. */
+const MARKED = /^(step-\d+|best)$/;
+
+/** Test hook: called at each point where a kill would leave the disk in a distinct state. */
+export type KillPoint = (point: "written" | "movedAside" | "renamed" | "trashed") => void;
 
 /** Trainer-side state saved with each checkpoint. */
 export interface TrainerState {
@@ -48,6 +60,7 @@ export function saveCheckpoint(
   checkpointsDir: string,
   name: string,
   parts: { model: Transformer; tokenizer: Tokenizer; optimizerState: unknown; state: TrainerState },
+  killPoint: KillPoint = () => {},
 ): string {
   mkdirSync(checkpointsDir, { recursive: true });
   const final = join(checkpointsDir, name);
@@ -60,12 +73,15 @@ export function saveCheckpoint(
   writeFileAtomic(join(tmp, "optimizer.json"), JSON.stringify(json));
   writeFileAtomic(join(tmp, "state.json"), JSON.stringify(parts.state, null, 2));
   writeFileAtomic(join(tmp, MARKER), `${parts.state.step}\n`);
+  killPoint("written");
   // Move the old folder aside before the rename so the new one lands atomically even when replacing.
   const old = join(checkpointsDir, `.${name}.${process.pid}.old`);
   if (existsSync(final)) renameSync(final, old);
+  killPoint("movedAside");
   renameSync(tmp, final);
   fsyncDir(checkpointsDir);
-  rmSync(old, { recursive: true, force: true });
+  killPoint("renamed");
+  if (existsSync(old)) removeDir(checkpointsDir, `.${name}.${process.pid}.old`, killPoint);
   return final;
 }
 
@@ -85,13 +101,46 @@ export function latestCheckpoint(checkpointsDir: string): string | null {
   return steps.length ? join(checkpointsDir, `step-${steps[steps.length - 1]}`) : null;
 }
 
-/** Deletes all but the newest `keep` complete step checkpoints and any stale temporary folders. */
-export function pruneCheckpoints(checkpointsDir: string, keep: number): void {
+/** Deletes all but the newest `keep` complete step checkpoints (crash-safely), then any leftovers. */
+export function pruneCheckpoints(checkpointsDir: string, keep: number, killPoint: KillPoint = () => {}): void {
   const steps = completeSteps(checkpointsDir);
-  for (const s of steps.slice(0, Math.max(0, steps.length - keep))) rmSync(join(checkpointsDir, `step-${s}`), { recursive: true, force: true });
+  for (const s of steps.slice(0, Math.max(0, steps.length - keep))) removeDir(checkpointsDir, `step-${s}`, killPoint);
+  recoverCheckpoints(checkpointsDir);
+}
+
+/**
+ * Cleans what a killed process left in `checkpointsDir`: trash and temporary folders are deleted; a folder moved
+ * aside while being replaced comes back if its replacement never landed; a `step-N` or `best` folder without the
+ * marker (half-deleted by an older version) is deleted. Returns the names it removed or restored.
+ */
+export function recoverCheckpoints(checkpointsDir: string): string[] {
+  if (!existsSync(checkpointsDir)) return [];
+  const done: string[] = [];
   for (const n of readdirSync(checkpointsDir)) {
-    if (n.startsWith(".") && (n.endsWith(".tmp") || n.endsWith(".old"))) rmSync(join(checkpointsDir, n), { recursive: true, force: true });
+    const m = LEFTOVER.exec(n);
+    if (m && m[3] === "old" && !existsSync(join(checkpointsDir, m[1]!)) && existsSync(join(checkpointsDir, n, MARKER))) {
+      renameSync(join(checkpointsDir, n), join(checkpointsDir, m[1]!)); // the replacement never landed: keep the old one
+      fsyncDir(checkpointsDir);
+      done.push(n);
+    } else if (m || (MARKED.test(n) && !existsSync(join(checkpointsDir, n, MARKER)))) {
+      removeDir(checkpointsDir, n);
+      done.push(n);
+    }
   }
+  return done;
+}
+
+/** Renames `checkpointsDir/name` to a trash name, then deletes it: a kill leaves trash, never half a checkpoint. */
+function removeDir(checkpointsDir: string, name: string, killPoint: KillPoint = () => {}): void {
+  let trash = join(checkpointsDir, name);
+  if (!name.endsWith(".trash")) {
+    trash = join(checkpointsDir, `.${name}.${process.pid}.trash`);
+    rmSync(trash, { recursive: true, force: true });
+    renameSync(join(checkpointsDir, name), trash);
+    fsyncDir(checkpointsDir);
+  }
+  killPoint("trashed");
+  rmSync(trash, { recursive: true, force: true });
 }
 
 /** Loads a checkpoint folder written by `saveCheckpoint`. */

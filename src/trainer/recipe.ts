@@ -11,6 +11,7 @@ import { ConfigError } from "../util/index.js";
 import { TrainConfigSchema, checkConfig, type TrainConfig } from "./config.js";
 import { getTask, tasks } from "../tasks/index.js";
 import { PRESETS, mergeRecipe, type PresetName } from "./presets.js";
+import { memoryProblems } from "./memory-estimate.js";
 
 /** Reads and validates a recipe file (.json, .yaml or .yml); `overrides` (e.g. from CLI flags) win over the file. */
 export function loadRecipe(path: string, overrides: Record<string, unknown> = {}): TrainConfig {
@@ -59,6 +60,7 @@ export function resolveConfig(raw: unknown, source = "recipe"): TrainConfig {
       problems.push({ path: "task.options", message: (err as Error).message });
     }
   }
+  if (problems.length === 0) problems.push(...memoryProblems(parsed.data)); // refuse what would abort the process
   if (problems.length > 0) {
     throw new ConfigError(`${source}: invalid recipe\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`);
   }

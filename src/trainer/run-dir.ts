@@ -3,10 +3,22 @@
  * `metrics.jsonl` (one line per step), `samples.jsonl` (groups with rewards and advantages), `eval.jsonl`,
  * `plot.svg` and `checkpoints/`. On resume the JSONL files are cut back to the checkpoint's step, so a run killed
  * after logging steps it never checkpointed logs them again, once, when it replays them.
+ *
+ * A fresh start never deletes an earlier run made with a different recipe unless the caller says so
+ * (`overwrite`, the CLI's `--overwrite`): the folder is left as it is and a RunDirError says what to do. The same
+ * recipe may start over (`--no-resume`, or a run killed before its first checkpoint), since that regenerates
+ * what it deletes. `recover()` removes what a kill left behind (temporary files, checkpoint trash).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { appendJsonl, readJsonl, writeFileAtomic } from "../util/index.js";
+import { RlvrError, appendJsonl, readJsonl, writeFileAtomic } from "../util/index.js";
+import { completeSteps, recoverCheckpoints } from "./checkpoints.js";
+
+/** The run folder cannot be created or written, or holds an earlier run that must not be deleted silently. */
+export class RunDirError extends RlvrError {}
+
+/** Temporary files of `writeFileAtomic` (`.<name>.<pid>.<time>.tmp`) that a kill mid-write leaves. */
+const TEMP_FILE = /^\..+\.\d+\.\d+\.tmp$/;
 
 /** Paths and writers of one run folder. */
 export class RunDir {
@@ -36,10 +48,73 @@ export class RunDir {
     return join(this.root, "checkpoints");
   }
 
-  /** Creates the folder and writes the resolved config. */
+  /** Creates the folder and writes the resolved config; a folder that cannot be made is a RunDirError. */
   init(config: unknown): void {
-    mkdirSync(this.checkpointsDir, { recursive: true });
-    writeFileAtomic(this.configPath, JSON.stringify(config, null, 2) + "\n");
+    try {
+      mkdirSync(this.checkpointsDir, { recursive: true });
+      writeFileAtomic(this.configPath, JSON.stringify(config, null, 2) + "\n");
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new RunDirError(`cannot create the run folder ${this.root}: ${e.code ?? e.name}: ${e.message}; choose another outDir or name (--out-dir, --name)`, { cause: err });
+    }
+  }
+
+  /**
+   * Prepares a fresh start. An earlier run in the folder is deleted only when `overwrite` is set or it was made
+   * with the same recipe (ignoring train.steps); otherwise a RunDirError names what is there and nothing is touched.
+   */
+  startFresh(config: unknown, opts: { overwrite?: boolean } = {}): void {
+    const found = this.runFiles();
+    if (found.length > 0 && !opts.overwrite && !this.sameRecipe(config)) {
+      const steps = completeSteps(this.checkpointsDir);
+      const what = `${found.join(", ")}${steps.length ? `; checkpoints up to step ${steps[steps.length - 1]}` : ""}`;
+      throw new RunDirError(`run folder ${this.root} holds an earlier run made with a different recipe (${what}); nothing was deleted. `
+        + "Pass --overwrite (train option overwrite) to delete it and start over, resume it with its own recipe "
+        + `(${this.configPath}), or choose another name or outDir (--name, --out-dir)`);
+    }
+    this.reset();
+    this.init(config);
+  }
+
+  /** Our files present in the folder (config, JSONL logs, checkpoints), for messages and the overwrite rule. */
+  runFiles(): string[] {
+    const files = ["config.json", "metrics.jsonl", "samples.jsonl", "eval.jsonl"].filter((f) => existsSync(join(this.root, f)));
+    if (existsSync(this.checkpointsDir) && readdirSync(this.checkpointsDir).length > 0) files.push("checkpoints/");
+    return files;
+  }
+
+  /** True when the saved config.json is this recipe (train.steps may differ); false when absent or unreadable. */
+  sameRecipe(config: unknown): boolean {
+    let saved: unknown;
+    try {
+      saved = this.readConfig();
+    } catch {
+      return false;
+    }
+    const strip = (c: unknown) => {
+      const o = (c ?? {}) as Record<string, unknown>;
+      return JSON.stringify({ ...o, train: { ...(o.train as object), steps: 0 } });
+    };
+    return strip(saved) === strip(JSON.parse(JSON.stringify(config)));
+  }
+
+  /** Removes what a killed process left: temporary files of atomic writes and checkpoint leftovers. */
+  recover(): string[] {
+    if (!existsSync(this.root)) return [];
+    try {
+      const removed: string[] = [];
+      for (const dir of [this.root, join(this.checkpointsDir, "start")]) {
+        if (!existsSync(dir)) continue;
+        for (const n of readdirSync(dir).filter((f) => TEMP_FILE.test(f))) {
+          rmSync(join(dir, n), { force: true });
+          removed.push(n);
+        }
+      }
+      return [...removed, ...recoverCheckpoints(this.checkpointsDir)];
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new RunDirError(`cannot use the run folder ${this.root}: ${e.code ?? e.name}: ${e.message}; choose another outDir or name (--out-dir, --name)`, { cause: err });
+    }
   }
 
   /** True when the folder already holds a run (a config.json). */

@@ -24,7 +24,9 @@ import { emit, type Reporter } from "./reporters.js";
 import { buildModel, buildOptimizer, lrAt, trainableParams, type ModelAndTokenizer } from "./model-setup.js";
 import "./builtins.js";
 import { evaluate } from "./evaluate.js";
-import { shapeRewards, assignAdvantages, checkNulls } from "./step-advantages.js";
+import { shapeRewards, assignAdvantages, checkNulls, numbersOf } from "./step-advantages.js";
+import { sectionMasks } from "./kl-sections.js";
+import { buildAlgorithm, type ResampleDecision } from "../algorithms/index.js";
 import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
@@ -36,6 +38,8 @@ export interface TrainOptions {
   reporters?: Reporter[];
   /** Continue from the newest complete checkpoint of an existing run folder (default true). */
   resume?: boolean;
+  /** Let a fresh start delete an earlier run of another recipe in the run folder (default false: RunDirError). */
+  overwrite?: boolean;
   /** Stop after this step even if `train.steps` is larger (tests, benchmarks). */
   stopAfter?: number;
   /** Test hook: replaces the task's rewards (e.g. a checker that throws, or shuffled rewards for a control run). */
@@ -68,6 +72,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const passKey = `eval/${task.name}/pass@1`;
 
   // ---- policy, optimizer, state: fresh (with optional SFT warm start) or resumed from the newest checkpoint
+  run.recover(); // leftovers of a kill mid-write or mid-prune
   const resumeFrom = opts.resume !== false && run.exists() ? latestCheckpoint(run.checkpointsDir) : null;
   let policy: ModelAndTokenizer;
   let optimizerState: unknown = null;
@@ -82,8 +87,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     run.truncateAfter(state.step);
     if (stepMetrics && existsSync(run.metricsPath) && !run.metrics().some((r) => r.step === state.step)) run.logMetrics({ step: state.step, ...stepMetrics });
   } else {
-    run.reset(); // a fresh start: no stale lines or checkpoints from an earlier run of the same name
-    run.init(config);
+    run.startFresh(config, { overwrite: opts.overwrite === true }); // never deletes another recipe's run unasked
     policy = buildModel(config.model, config.seed);
     if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);
     saveModel(startModelDir(run), policy.model, policy.tokenizer); // the reference, and a record of the start
@@ -93,8 +97,8 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const params = trainableParams(model);
   const optimizer = buildOptimizer(tc, model);
   if (optimizerState) optimizer.loadState(optimizerState as OptimizerState);
-  const useRef = alg.kl.beta > 0 || alg.kl.monitorOnly;
-  const reference = useRef ? buildModel({ type: "checkpoint", path: config.reference ?? startModelDir(run) }, config.seed).model : null;
+  const algorithm = buildAlgorithm(alg, { maxCompletionTokens: tc.maxCompletionTokens, termWeights: Object.fromEntries(task.terms.map((t) => [t.name, t.weight])) });
+  const reference = algorithm.kl.reference ? buildModel({ type: "checkpoint", path: config.reference ?? startModelDir(run) }, config.seed).model : null;
   const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
   emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed: resumeFrom !== null });
 
@@ -118,15 +122,17 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const m: Record<string, number> = {};
     const stepRng = new Rng(config.seed).split("step").split(step);
 
-    // ---- 1. sample: G completions for each of Q prompts (more batches when resampling zero-variance groups)
+    // ---- 1. sample: G completions for each of Q prompts (more batches while the algorithm asks for them)
     let groups: RolloutGroup[] = [];
     let genBatches = 0;
     let kept: ReturnType<typeof assignAdvantages> | null = null;
+    let klMasks: ReturnType<typeof sectionMasks> = null;
     // oldLogprobs and weightSync stay 0 with the built-in sampler: it records the exact log-probs of the weights it
     // samples with, and it shares those weights with the trainer (nothing to recompute or copy).
     const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0, oldLogprobs: 0, weightSync: 0 };
     const allGroups: RolloutGroup[] = [];
-    for (;;) {
+    let decision: ResampleDecision = "train";
+    do {
       const t0 = performance.now();
       const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
       const batch = noGrad(() =>
@@ -139,57 +145,53 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       time.generate += (performance.now() - t0) / 1000;
       genBatches++;
 
-      // ---- 2. score: the task's verifiable reward terms; a checker that throws gives null, counted
+      // ---- 2. score: the task's verifiable reward terms (a checker that throws gives null, counted), then shaping
       const t1 = performance.now();
       await scoreGroups(task, examplesById, batch);
       opts.transformGroups?.(batch, step);
-      shapeRewards(batch, alg, maxNewTokens);
+      shapeRewards(batch, algorithm);
       if (alg.loss.afterFirstError === "mask") maskAfterFirstError(batch, tokenizer);
       checkNulls(batch, alg.nulls, task);
       time.reward += (performance.now() - t1) / 1000;
       allGroups.push(...batch);
+      groups = [...groups, ...batch];
 
-      // ---- 2b. reference log-probs, needed before advantages when KL is in the reward
-      if (reference && alg.kl.placement === "reward") {
+      // ---- 2b. reference log-probs (KL in the loss, in the reward, or logged) and partial-KL section masks
+      if (reference) {
         const t2 = performance.now();
-        referenceLogprobs(reference, batch.flatMap((g) => g.rollouts), tokenizer.padId, config);
+        referenceLogprobs(reference, batch.flatMap((g) => g.rollouts), tokenizer.padId, tc.microBatchSize, config.sampler.temperature);
         time.refLogprobs += (performance.now() - t2) / 1000;
+        klMasks = sectionMasks(groups.flatMap((g) => g.rollouts), tokenizer, algorithm.kl.sections);
       }
 
       // ---- 3. advantages over the whole rollout batch (nulls and, per policy, zero-variance groups removed)
       const t3 = performance.now();
-      groups = alg.zeroStd.policy === "resample" ? [...groups, ...batch] : batch;
-      kept = assignAdvantages(groups, alg, state.beta, tc.promptsPerStep, task.correctTerm);
+      kept = assignAdvantages(groups, algorithm, state.beta, tc.promptsPerStep, klMasks?.masks);
       time.advantage += (performance.now() - t3) / 1000;
-      if (alg.zeroStd.policy !== "resample" || kept.informativeGroups >= tc.promptsPerStep || genBatches >= alg.zeroStd.maxGenBatches) break;
-    }
-    Object.assign(m, rewardMetrics(allGroups, task), kept!.metrics);
+      decision = algorithm.nextGeneration(groups.map((g) => g.rollouts.map((r) => r.reward)), tc.promptsPerStep, genBatches);
+    } while (decision === "generateMore");
+    Object.assign(m, rewardMetrics(allGroups, task), kept!.metrics, klMasks?.metrics);
     if (alg.zeroStd.policy === "resample") {
       m["dynamic/genBatches"] = genBatches;
       m["dynamic/keptGroupsFrac"] = kept!.informativeGroups / Math.max(1, allGroups.length);
-      m["dynamic/exhausted"] = kept!.informativeGroups < tc.promptsPerStep ? 1 : 0;
+      m["dynamic/exhausted"] = decision === "train" ? 0 : 1;
     }
     const trainBatch = kept!.rollouts;
 
     // ---- 4. loss and optimizer step(s): μ passes × M mini-batches, micro-batched with gradient accumulation
     const lr = lrAt(tc, step);
     m["lr"] = lr;
-    if (reference && alg.kl.placement === "loss" && trainBatch.length > 0) {
-      const t2 = performance.now();
-      referenceLogprobs(reference, trainBatch, tokenizer.padId, config);
-      time.refLogprobs += (performance.now() - t2) / 1000;
-    }
     if (trainBatch.length > 0) {
-      const upd = updatePolicy({ model, optimizer, params, rollouts: trainBatch, config, beta: state.beta, lr, rng: stepRng.split("shuffle"), useRef: reference !== null, padId: tokenizer.padId, tokenizer, warn });
+      const upd = updatePolicy({
+        model, optimizer, params, rollouts: trainBatch, algorithm, train: tc, temperature: config.sampler.temperature, beta: state.beta, lr,
+        rng: stepRng.split("shuffle"), padId: tokenizer.padId, ...(klMasks ? { klMasks: klMasks.masks } : {}), warn,
+      });
       Object.assign(m, upd);
     } else m["step/skipped"] = 1;
 
-    // ---- 5. adaptive KL controller (verl, OpenRLHF): β ← β(1 + clip(KL/target − 1, ±0.2)·n/H)
-    if (alg.kl.controller === "adaptive" && m["kl/ref"] !== undefined) {
-      const err = Math.max(-0.2, Math.min(0.2, m["kl/ref"] / alg.kl.target - 1));
-      state.beta *= 1 + (err * trainBatch.length) / alg.kl.horizon;
-    }
-    if (useRef) m["kl/beta"] = state.beta;
+    // ---- 5. β for the next step: the algorithm's controller reads the KL of this step's rollouts (fixed: unchanged)
+    if (reference) m["kl/beta"] = state.beta;
+    state.beta = algorithm.nextBeta(state.beta, algorithm.observedKl(trainBatch.map((r) => numbersOf(r, klMasks?.masks))), trainBatch.length);
 
     // ---- 6. log: per-step metrics, sample groups, cumulative counters, timings
     state.counters.tokens = (state.counters.tokens ?? 0) + trainBatch.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
