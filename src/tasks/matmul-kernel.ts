@@ -7,6 +7,9 @@
  * format, not speed. With `language: "wat"` the kernel is a WebAssembly text module (rewards/kernel/wat.ts) and
  * the gold is the naive module.
  *
+ * The kernel must be correct for every shape and for any disjoint placement of its operands: the harness also probes
+ * other shapes, structured matrices and a shared buffer (rewards/kernel/probes.ts).
+ *
  * Shapes are drawn so that one naive call does at least 64·64·128 multiply-adds (about 1 ms on a 2020s core, the
  * spec's timer-resolution floor, §10.2 #5).
  */
@@ -40,15 +43,17 @@ export function kernelPrompt(g: KernelGold, language: "js" | "wat" = "js"): stri
       `Write the fastest correct WebAssembly text module for C = A·B with m=${g.m}, n=${g.n}, k=${g.k} (f32, row-major).\n` +
       `Export "memory" and func "matmul" (param a b c m n k i32): a, b, c are byte offsets of A, B and C in that memory; ` +
       `write all m·n values of C. No imports. Answer with one fenced \`\`\`wat block; it is timed against the naive ` +
-      `JavaScript triple loop and must match a float64 reference to rtol 1e-4.`
+      `JavaScript triple loop at this shape, and every call must match a float64 reference to rtol 1e-4 — also on ` +
+      `other shapes and on zero, identity and sparse matrices.`
     );
   }
   return (
     `Write the fastest correct JavaScript kernel for C = A·B with m=${g.m}, n=${g.n}, k=${g.k} (float32, row-major).\n` +
     `Define function matmul(A, B, C, m, n, k): A is a Float32Array of m·k, B of k·n, and you must write all m·n ` +
-    `values of C in place (its initial contents are garbage). No clocks, globals, workers or async. ` +
-    `Answer with one fenced \`\`\`js block; it is timed against the naive triple loop and must match a float64 ` +
-    `reference to rtol 1e-4.`
+    `values of C in place (its initial contents are garbage). A, B and C may be views into one shared buffer. ` +
+    `No clocks, globals, workers or async. Answer with one fenced \`\`\`js block; it is timed against the naive ` +
+    `triple loop at this shape, and every call must match a float64 reference to rtol 1e-4 — also on other shapes ` +
+    `and on zero, identity and sparse matrices.`
   );
 }
 

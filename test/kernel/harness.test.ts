@@ -1,7 +1,7 @@
 /**
- * Kernel harness (rewards spec §10): the honest naive kernel gets S ≈ 1, a register-blocked kernel gets more, and
- * every cheating kernel of §10.3/§10.4 fails a named gate (no speed credit). Timings use the short `test` profile
- * and the median of paired ratios, which is robust to scheduler stalls on a busy shared machine.
+ * Kernel harness (rewards spec §10): the honest naive kernel is noise (never paid), a register-blocked kernel is
+ * faster, and every cheating kernel of §10.3/§10.4 fails a named gate (no speed credit). Timings use the short
+ * `test` profile and the median of paired ratios, which is robust to scheduler stalls on a busy shared machine.
  */
 import { describe, expect, it } from "vitest";
 import { BLOCKED_MATMUL, NAIVE_MATMUL } from "../../src/rewards/kernel/baselines.js";
@@ -35,20 +35,22 @@ const body = (inner: string) => `function matmul(A, B, C, m, n, k) {\n${inner}\n
 const honestLoop = `for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }`;
 
 describe("kernel harness: speed", () => {
-  // Timing tests retry: on a shared 2-core machine one run can land on a burst of load from other processes.
-  it("gives the honest naive kernel a speedup of about 1", { retry: 2 }, () => {
+  // No speed thresholds (issue 20 item 11): the assertions are the pay rule's verdicts, whose dead band and bootstrap
+  // bound absorb load, and work facts (every timed call verified). Retries cover a burst of load from other processes.
+  it("calls the honest naive kernel noise (never paid), and verifies every timed call", { retry: 2 }, () => {
     const ev = run(NAIVE_MATMUL, TIMED);
     expect(ev.correct).toBe(true);
-    expect(ev.speedup!).toBeGreaterThan(0.6);
-    expect(ev.speedup!).toBeLessThan(1.6);
-    expect(ev.spotChecks).toBeGreaterThanOrEqual(1);
+    expect(ev.significance!.verdict).toBe("noise");
+    expect(ev.verifiedCalls).toBe(ev.iterations);
+    expect(ev.iterations).toBeGreaterThanOrEqual(30);
     expect(ev.checks.every((c) => c.ok)).toBe(true);
   });
 
-  it("gives a register-blocked kernel more than the naive one", { retry: 2 }, () => {
+  it("calls a register-blocked kernel faster", { retry: 2 }, () => {
     const ev = run(BLOCKED_MATMUL, TIMED);
     expect(ev.correct).toBe(true);
-    expect(ev.speedup!).toBeGreaterThan(1.3);
+    expect(ev.significance!.verdict).toBe("faster");
+    expect(ev.significance!.lower).toBeGreaterThan(ev.significance!.band);
   });
 
   it("matches a hand-computed float64 reference", () => {
@@ -99,10 +101,12 @@ ${body(`for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for
     expectGate(run(body(`return Promise.resolve().then(() => { ${honestLoop} });`)), "synchronous");
   });
 
-  it("gains nothing by deferring work to a microtask (§10.4 #6: the drain is timed)", { retry: 2 }, () => {
+  it("gains nothing by deferring work to a microtask (§10.4 #6: the drain is inside the timed call)", { retry: 2 }, () => {
     const ev = run(body(`Promise.resolve().then(() => { ${honestLoop} });`), TIMED);
+    // Every timed call's C was read back right after the timed region and verified: the work happened inside it.
     expect(ev.correct).toBe(true);
-    expect(ev.speedup!).toBeLessThan(1.6);
+    expect(ev.verifiedCalls).toBe(ev.iterations);
+    expect(ev.significance!.verdict).not.toBe("faster");
   });
 
   it("detects the {0,1} probe and takes a fast wrong path otherwise (§10.4 #7)", () => {

@@ -1,6 +1,6 @@
 /**
- * The kernel rewards through the reward pool (spec §10.1): the naive gold completion passes every gate with
- * S ≈ 1, a cheat scores −1 (gateFailScore), a missing kernel scores −1, a malformed gold is unscorable, and the
+ * The kernel rewards through the reward pool (spec §10.1): the naive gold completion passes every gate and earns
+ * exactly 0 (noise), a cheat scores −1 (gateFailScore), a missing kernel scores −1, a malformed gold is unscorable, and the
  * matmul-kernel task wires `speed` (weight 1) and `correct` (weight 0, pass@k) to the same evaluation.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,12 +19,20 @@ const FAST = { profile: "test" as const, aggregate: "medianOfRatios" as const };
 
 describe("kernel rewards", () => {
   let attempt = 0; // a retry needs a new seed, or the memoised result would come back
-  it("gives the naive gold completion every gate and a speed score near 0", { retry: 2 }, async () => {
+  it("gives the naive gold completion every gate and a speed score of exactly 0 (noise is not paid)", { retry: 2 }, async () => {
     const r = await scoreKernel(naiveKernelCompletion(), { ...GOLD, m: 64, n: 64, k: 64 }, { ...FAST, seed: attempt++ });
     expect(r.terms.correct).toBe(1);
-    expect(r.score!).toBeGreaterThan(-0.5);
-    expect(r.score!).toBeLessThan(0.7);
+    expect(r.score).toBe(0);
+    expect(r.info?.verdict).toBe("noise");
     expect(r.info?.machine).toMatchObject({ backend: "v8-isolate" });
+  });
+
+  it("draws a fresh input seed per evaluation unless one is given, and reports it", async () => {
+    const a = await scoreKernel(naiveKernelCompletion(), GOLD, { ...FAST, lengthUnitChars: 999 });
+    const b = await scoreKernel(naiveKernelCompletion(), GOLD, { ...FAST, lengthUnitChars: 998 });
+    expect(typeof a.info?.seed).toBe("number");
+    expect(a.info?.seed).not.toBe(b.info?.seed);
+    expect((await scoreKernel(naiveKernelCompletion(), GOLD, { ...FAST, seed: 77 })).info?.seed).toBe(77);
   });
 
   it("scores a cheating kernel gateFailScore (−1) with the failed check named", async () => {
@@ -49,7 +57,8 @@ describe("kernel rewards", () => {
     const r = await scoreKernel(naiveKernelCompletion(), GOLD, { ...FAST, lengthPenaltyCoef: 0.5, lengthUnitChars: 100 });
     const lp = NAIVE_MATMUL.length / 100 + 0.01; // the fenced block carries one trailing newline
     expect(r.terms.lengthPenalty).toBeCloseTo(lp, 12);
-    expect(r.score).toBeCloseTo(Math.min(Math.max(r.terms.speedup! - 1, -0.9), 9) - 0.5 * lp, 12);
+    const paid = r.info?.verdict === "noise" ? 0 : Math.min(Math.max(r.terms.speedup! - 1, -0.9), 9);
+    expect(r.score).toBeCloseTo(paid - 0.5 * lp, 12);
   });
 
   it("grants WebAssembly only when the task allows it", () => {

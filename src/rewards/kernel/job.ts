@@ -33,11 +33,14 @@ export async function evaluateKernelJob(args: KernelJobArgs): Promise<KernelEval
       ci95: null,
       checks: [{ name: "load", ok: false, detail: `wat: ${err instanceof Error ? err.message : String(err)}` }],
       iterations: 0,
-      spotChecks: 0,
+      verifiedCalls: 0,
+      significance: null,
+      seed: args.harness.seed,
       baselineMedianMs: null,
       candidateMedianMs: null,
       overheadMs: null,
       suspicious: false,
+      suspiciousReasons: [],
       machine: v8Backend.describe(),
     };
   }

@@ -17,28 +17,28 @@
 import { cpus } from "node:os";
 import ivm from "isolated-vm";
 import { realmScript } from "../sandbox/realm.js";
-import type { KernelBackend, LoadedKernel, MatmulShape, PlacedBuffers } from "./types.js";
+import type { KernelBackend, LoadedKernel, PlacedBuffers } from "./types.js";
 
 /** The harness script; its completion value is the object of harness functions. */
-function harnessScript(shape: MatmulShape): string {
-  const { m, n, k } = shape;
+function harnessScript(): string {
   return `(() => {
     "use strict";
     const F32 = Float32Array;
-    let kernel = null, bufs = null, A = null, B = null, C = null;
+    let kernel = null, bufs = null, A = null, B = null, C = null, m = 0, n = 0, k = 0;
     return {
       install(fn) {
         if (typeof fn !== "function") throw new TypeError("the source must define function matmul(A, B, C, m, n, k)");
         kernel = fn;
       },
-      place(a, b, c, offset) {
-        bufs = [a, b, c];
-        A = new F32(a, offset * 4, ${m * k});
-        B = new F32(b, offset * 4, ${k * n});
-        C = new F32(c, offset * 4, ${m * n});
+      place(b0, b1, b2, ai, ao, bi, bo, ci, co, mm, nn, kk) {
+        bufs = b1 === undefined ? [b0] : [b0, b1, b2];
+        m = mm; n = nn; k = kk;
+        A = new F32(bufs[ai], ao * 4, m * k);
+        B = new F32(bufs[bi], bo * 4, k * n);
+        C = new F32(bufs[ci], co * 4, m * n);
       },
       call() {
-        const r = kernel(A, B, C, ${m}, ${n}, ${k});
+        const r = kernel(A, B, C, m, n, k);
         if (r !== null && (typeof r === "object" || typeof r === "function")) {
           let then;
           try { then = r.then; } catch (e) { return 1; }
@@ -66,8 +66,12 @@ class IsolateKernel implements LoadedKernel {
   ) {}
 
   place(p: PlacedBuffers): void {
+    if (p.buffers.length !== 1 && p.buffers.length !== 3) throw new RangeError("place: one or three buffers");
     const copy = (x: Float32Array) => new ivm.ExternalCopy(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength)).copyInto({ release: true });
-    this.fns.place.applySync(undefined, [copy(p.a), copy(p.b), copy(p.c), p.offset], { timeout: 2000 });
+    const bufs = [...p.buffers.map(copy), undefined, undefined].slice(0, 3);
+    const { a, b, c, shape } = p;
+    const layout = [a.buffer, a.offset, b.buffer, b.offset, c.buffer, c.offset, shape.m, shape.n, shape.k];
+    this.fns.place.applySync(undefined, [...bufs, ...layout], { timeout: 2000 });
   }
 
   timedCall(limitMs: number): { ns: number; error?: string; thenable?: boolean } {
@@ -89,12 +93,10 @@ class IsolateKernel implements LoadedKernel {
     return NS(t0, process.hrtime.bigint());
   }
 
-  readBack(): { a: Float32Array; b: Float32Array; c: Float32Array } {
+  readBack(): Float32Array[] {
     const out = this.fns.read.applySync(undefined, [], { result: { copy: true }, timeout: 2000 }) as ArrayBuffer[];
-    if (!Array.isArray(out) || out.length !== 3 || !out.every((x) => x instanceof ArrayBuffer)) {
-      throw new Error("the harness buffers could not be read back");
-    }
-    return { a: new Float32Array(out[0]!), b: new Float32Array(out[1]!), c: new Float32Array(out[2]!) };
+    if (!Array.isArray(out) || !out.every((x) => x instanceof ArrayBuffer)) throw new Error("the harness buffers could not be read back");
+    return out.map((x) => new Float32Array(x));
   }
 
   dispose(): void {
@@ -108,12 +110,12 @@ export const v8Backend: KernelBackend = {
   describe() {
     return { backend: "v8-isolate", cpu: cpus()[0]?.model ?? "unknown", node: process.version, v8: process.versions.v8 };
   },
-  load(source, shape, opts) {
+  load(source, opts) {
     const isolate = new ivm.Isolate({ memoryLimit: opts.memoryMb });
     try {
       const context = isolate.createContextSync();
       context.evalSync(realmScript({ seed: opts.seed, clock: "none", freeze: false, allow: { wasm: opts.allowWasm } }));
-      const h = context.evalSync(harnessScript(shape), { reference: true }) as ivm.Reference<Record<string, unknown>>;
+      const h = context.evalSync(harnessScript(), { reference: true }) as ivm.Reference<Record<string, unknown>>;
       const get = (name: string) => h.getSync(name, { reference: true }) as ivm.Reference;
       const fns = { place: get("place"), call: get("call"), noop: get("noop"), read: get("read") };
       const kernel = context.evalSync(kernelScript(source), { reference: true, timeout: 2000 }) as ivm.Reference;

@@ -2,7 +2,13 @@
  * Kernel speed reward, CPU edition (rewards spec §10, after CUDA-L2 arXiv eq. 2–3 and `deepreinforce-ai/CUDA-L2`).
  *
  *   any gate fails (static screen, correctness, anti-cheat, per-call limit)  →  score = gateFailScore (−1)
+ *   flagged suspicious, or the pay rule says "noise"  →  score = 0 − lengthPenaltyCoef · lengthPenalty
  *   otherwise  →  score = clip(S − 1, −0.9, capSpeedup − 1) − lengthPenaltyCoef · lengthPenalty
+ *
+ * The pay rule (significance.ts, issue 11) pays S only when it is distinguishable from 1: the seeded bootstrap bound
+ * of the candidate's median speed-up over two baseline isolates must clear a dead band of at least `deadBand` and at
+ * least the baseline-against-baseline difference measured in the same evaluation. Every evaluation draws a fresh
+ * input seed (node:crypto) unless `seed` is set, so no kernel can predict its inputs; the seed is reported in info.
  *
  * S is the aggregate speedup over the naive baseline (`meanOfRatios` by default); lengthPenalty is the kernel
  * source length in units of `lengthUnitChars`. Departure from the paper (eq. 3): correctness is a gate, not a
@@ -12,6 +18,7 @@
  * timing job per machine (§10.2 #7). `kernel-speed` gives the score; `kernel-correct` gives the gate (0/1) from the
  * same memoised evaluation.
  */
+import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { memoizeReward } from "../memo.js";
 import { rewards } from "../registry.js";
@@ -41,10 +48,18 @@ export const kernelOptions = z
     lengthPenaltyCoef: z.number().min(0).default(0).describe("β: weight of the length penalty"),
     lengthUnitChars: z.number().positive().default(1000).describe("lengthPenalty = source chars / this"),
     maxSourceChars: z.number().int().positive().default(65_536),
-    spotCheckRate: z.number().min(0.05).max(1).default(0.1),
+    deadBand: z.number().min(0).max(1).default(0.1).describe("speed-ups within [1/(1+b), 1+b] are noise: paid 0"),
+    payConfidence: z.number().gt(0.5).lt(1).default(0.99).describe("one-sided confidence of the bootstrap bound"),
+    bootstrapResamples: z.number().int().min(100).max(100_000).default(2000).describe("bootstrap resamples (seeded)"),
+    structuralProbes: z.boolean().default(true).describe("probe zero/identity/sparse operands, other shapes, shared buffers"),
     allowWasm: z.boolean().default(false).describe("grant WebAssembly to a JS kernel (wasm-kernel tasks)"),
     language: z.enum(["js", "wat"]).default("js").describe("kernel language: a ```js function, or a ```wat module (wasm-kernel tasks)"),
-    seed: z.number().int().default(0),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("input seed; unset (the default) draws a fresh unpredictable seed per evaluation"),
   })
   .strict();
 
@@ -87,21 +102,33 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
   if (source === null) return fail(`no fenced \`\`\`${o.language} block with the kernel`);
   if (source.length > o.maxSourceChars) return fail(`kernel source is ${source.length} chars > cap ${o.maxSourceChars}`);
   const profile = PROFILES[o.profile];
+  const seed = o.seed ?? randomInt(0, 2 ** 47); // fresh per evaluation: the kernel cannot predict its inputs
   const args: KernelJobArgs = {
     source,
     shape: { m: gold.m, n: gold.n, k: gold.k },
     baseline: gold.baseline,
-    harness: { profile, seed: o.seed, aggregate: o.aggregate, spotCheckRate: o.spotCheckRate, capSpeedup: o.capSpeedup, allowWasm: o.allowWasm },
+    harness: {
+      profile,
+      seed,
+      aggregate: o.aggregate,
+      capSpeedup: o.capSpeedup,
+      allowWasm: o.allowWasm,
+      structuralProbes: o.structuralProbes,
+      significance: { deadBand: o.deadBand, confidence: o.payConfidence, resamples: o.bootstrapResamples },
+    },
     language: o.language,
   };
-  const probeMs = (profile.exactIters + profile.toleranceIters + 2) * 2000;
-  const out = await sharedPool().run<KernelEvaluation>({
-    module: moduleUrl("../kernel/job"),
-    fn: "evaluateKernelJob",
-    args,
-    wallMs: 2 * (profile.warmupMs + profile.measureMs) + probeMs + 30_000,
-    exclusive: "timing",
-  });
+  const probeMs = (profile.exactIters + profile.toleranceIters + 24) * 2000;
+  const [out] = await sharedPool().runAll<KernelEvaluation>([
+    {
+      module: moduleUrl("../kernel/job"),
+      fn: "evaluateKernelJob",
+      args,
+      wallMs: 3 * (profile.warmupMs + profile.measureMs) + probeMs + 30_000,
+      exclusive: "timing",
+    },
+  ]);
+  if (!out) return { score: null, terms: {}, info: { reason: "infrastructure: the pool returned no outcome" } };
   if (!out.ok) {
     if (out.kind === "timeout") return fail(out.error);
     return { score: null, terms: {}, info: { reason: `infrastructure: ${out.error}` } };
@@ -114,15 +141,22 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
     return { ...fail(failed ? `${failed.name}: ${failed.detail ?? ""}` : "a gate failed", { checks: ev.checks }), terms: { correct: 0, speedup: 0, lengthPenalty } };
   }
   const S = ev.speedup;
-  const score = Math.min(Math.max(S - 1, -0.9), o.capSpeedup - 1) - o.lengthPenaltyCoef * lengthPenalty;
+  const verdict = ev.suspicious ? "suspicious" : (ev.significance?.verdict ?? "noise");
+  // Paid only when distinguishable from 1, and never when suspicious; the sign always agrees with the verdict.
+  const paid = verdict === "faster" ? Math.max(S - 1, 0) : verdict === "slower" ? Math.min(S - 1, 0) : 0;
+  const score = Math.min(Math.max(paid, -0.9), o.capSpeedup - 1) - o.lengthPenaltyCoef * lengthPenalty;
   return {
     score,
     terms: { correct: 1, speedup: S, lengthPenalty },
     info: {
+      verdict,
+      significance: ev.significance,
+      seed: ev.seed,
+      suspiciousReasons: ev.suspiciousReasons,
       checks: ev.checks,
       ci95: ev.ci95,
       iterations: ev.iterations,
-      spotChecks: ev.spotChecks,
+      verifiedCalls: ev.verifiedCalls,
       baselineMedianMs: ev.baselineMedianMs,
       candidateMedianMs: ev.candidateMedianMs,
       overheadMs: ev.overheadMs,

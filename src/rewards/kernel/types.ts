@@ -7,6 +7,7 @@
  * with its trusted clock, and reads the buffers back. A CUDA backend would implement the same four operations with
  * device buffers and CUDA events (and the GPU forms of checks 6 and 8 in §10.3).
  */
+import type { Significance } from "./significance.js";
 
 /** C (m×n) = A (m×k) · B (k×n), row-major float32. */
 export interface MatmulShape {
@@ -15,14 +16,21 @@ export interface MatmulShape {
   k: number;
 }
 
-/** Harness-owned buffers for one call: each operand is a view at `offset` elements into a larger buffer whose
- * surrounding elements are random canaries. */
-export interface PlacedBuffers {
-  a: Float32Array;
-  b: Float32Array;
-  c: Float32Array;
-  /** Canary elements before (and after) each operand. */
+/** Where an operand lives: an index into `PlacedBuffers.buffers` and an element offset into that buffer. */
+export interface OperandRef {
+  buffer: number;
   offset: number;
+}
+
+/** Harness-owned buffers for one call: one to three Float32Arrays holding the operands as views, every operand
+ * with random canary elements on both sides (probes.ts draws the layout). */
+export interface PlacedBuffers {
+  /** The shape of this call (probes use shapes other than the timed one). */
+  shape: MatmulShape;
+  buffers: Float32Array[];
+  a: OperandRef;
+  b: OperandRef;
+  c: OperandRef;
 }
 
 /** What one timed call reported. */
@@ -43,8 +51,8 @@ export interface LoadedKernel {
   timedCall(limitMs: number): TimedCall;
   /** An empty call through the same path, to estimate the timing overhead (ns). */
   timedNoop(): number;
-  /** Copies the whole buffers (canaries included) back out after the call (untimed). */
-  readBack(): { a: Float32Array; b: Float32Array; c: Float32Array };
+  /** Copies the whole buffers (canaries included) back out after the call (untimed), in `place` order. */
+  readBack(): Float32Array[];
   /** Frees the realm. */
   dispose(): void;
 }
@@ -55,8 +63,9 @@ export interface KernelBackend {
   readonly name: string;
   /** Machine facts recorded with results (speedups hold only for that machine, §10.2 #7). */
   describe(): Record<string, string>;
-  /** Loads `source` (defining `matmul(A, B, C, m, n, k)`) into a fresh realm; throws with a message on failure. */
-  load(source: string, shape: MatmulShape, opts: { seed: number; allowWasm: boolean; memoryMb: number }): LoadedKernel;
+  /** Loads `source` (defining `matmul(A, B, C, m, n, k)`) into a fresh realm; throws with a message on failure.
+   * `seed` seeds the realm's Math.random. */
+  load(source: string, opts: { seed: number; allowWasm: boolean; memoryMb: number }): LoadedKernel;
 }
 
 /** Timing profile (§10.2 #3). */
@@ -100,15 +109,21 @@ export interface KernelEvaluation {
   ci95: [number, number] | null;
   /** Every check with its result (§10.3). */
   checks: CheckRecord[];
-  /** Timed iterations and how many were spot-checked. */
+  /** Timed iterations; the candidate's output was verified after every one of them. */
   iterations: number;
-  spotChecks: number;
+  verifiedCalls: number;
+  /** The pay rule's verdict (significance.ts); null when a gate failed first. */
+  significance: Significance | null;
+  /** The evaluation's input seed (fresh per evaluation in the reward; it reproduces inputs, not timings). */
+  seed: number;
   /** Median times (ms) and the overhead subtracted (ms). */
   baselineMedianMs: number | null;
   candidateMedianMs: number | null;
   overheadMs: number | null;
-  /** S above the cap, or a candidate call under 1 µs: flagged for review. */
+  /** Flagged for review and never paid: S above the cap, or a timed candidate call no slower than an empty call. */
   suspicious: boolean;
+  /** Why it was flagged. */
+  suspiciousReasons: string[];
   /** Set when the evaluation itself failed (baseline broken, backend error): the score is null. */
   infraError?: string;
   /** Machine and backend facts. */
