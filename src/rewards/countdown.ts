@@ -19,6 +19,7 @@
 import { z } from "zod";
 import { rewards } from "./registry.js";
 import { boxedSpans } from "./boxed-format.js";
+import { answerBlock } from "./text/region.js";
 import type { RewardResult, RewardSpec } from "./types.js";
 
 /** Gold of a countdown example: the numbers to use and the target to reach. */
@@ -122,18 +123,6 @@ export function usesNumbers(literals: readonly number[], numbers: readonly numbe
   return null;
 }
 
-/** Extracts the graded region: the content of the single `<answer>` block, or a reason it has none. */
-export function answerBlock(completion: string): { text: string } | { reason: string } {
-  const opens = completion.split("<answer>").length - 1;
-  const closes = completion.split("</answer>").length - 1;
-  if (opens === 0 || closes === 0) return { reason: "no <answer> block" };
-  if (opens > 1 || closes > 1) return { reason: "more than one <answer> block" };
-  const start = completion.indexOf("<answer>") + "<answer>".length;
-  const end = completion.indexOf("</answer>");
-  if (end < start) return { reason: "</answer> before <answer>" };
-  return { text: completion.slice(start, end) };
-}
-
 function validGold(gold: unknown): gold is CountdownGold {
   const g = gold as CountdownGold | null;
   return (
@@ -156,8 +145,8 @@ export function scoreCountdown(completion: string, gold: CountdownGold, o: Count
   });
   let text = completion;
   if (o.region === "answerTag") {
-    const block = answerBlock(completion);
-    if ("reason" in block) return zero(block.reason);
+    const block = answerBlock(completion); // the shared single-block rule (G5)
+    if (block.text === null) return zero(block.reason);
     text = block.text;
   } else if (o.region === "boxed") {
     const boxes = boxedSpans(completion);
