@@ -3,16 +3,20 @@
  *
  * - `sft`: trains the SFT start of (task, seed) on the task's gold completions, saves it, and evaluates it;
  * - `rl`: GRPO from that start with the task's verifiable rewards, then evaluates the final policy;
- * - `control`: the same run, except that each step's rewards are shuffled across its completions (same reward
- *   distribution, no link to what was written), then evaluates the final policy.
+ * - `control`: the same run, except that inside each group the verifier's outputs are permuted among the group's
+ *   completions (bench/harness/controls.ts), then evaluates the final policy;
+ * - `sftMore`: continues SFT from the start for as long as the RL run of the same seed trained (wall clock), at the
+ *   learning rate where the start's schedule ended, then evaluates it: the compute-matched alternative to RL.
  *
- * Every evaluation is on the same held-out questions: pass@1 at the sampling temperature (mean correctness of n
- * samples per question, the unbiased estimator) and greedy pass@1. The result goes to `<dir>/<kind>.json`.
+ * Every evaluation is on the same held-out questions (the `final` half unless BENCH_SPLIT=tune) at every decoding
+ * of bench/harness/decoding.ts: greedy, and sampled pass@1 at T 0.3, 0.6 and 1 (mean correctness of n samples
+ * per question, the unbiased estimator). The result goes to `<dir>/<kind>.json`.
  * Usage: `tsx bench/learn-job.ts '<JobSpec as JSON>'`.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Rng } from "../src/util/index.js";
+import { DECODINGS, heldOutExamples, withinGroupControl } from "./harness/index.js";
 import { getTask } from "../src/tasks/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
@@ -22,7 +26,7 @@ import { buildModel } from "../src/trainer/model-setup.js";
 import { sftWarmStart } from "../src/trainer/warm-start.js";
 import { loadModel, saveModel } from "../src/models/checkpoint.js";
 import { evaluate } from "../src/trainer/evaluate.js";
-import type { RolloutGroup } from "../src/rollout/types.js";
+import { trainSft } from "../src/trainer/sft.js";
 import { MODEL, TASKS, type JobResult, type JobSpec } from "./learn-settings.js";
 
 /** The recipe of a job (the SFT job uses only its task, seed and SFT fields). */
@@ -45,56 +49,82 @@ export function jobRecipe(spec: JobSpec, start: string) {
   });
 }
 
-/** Held-out pass@1 of a saved model: sampled (n per question at the task's temperature) and greedy. */
-async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ sampled: number; greedy: number; shown: number }> {
+/** Held-out pass@1 of a saved model at every decoding, and the share of T 1 samples that show working. */
+async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ pass: Record<string, number>; shown: number }> {
   const s = TASKS[spec.task]!;
   const { model, tokenizer } = loadModel(modelDir);
   const task = getTask(spec.task, s.options);
-  const testSet = task.generate("test", s.evalExamples, 0);
+  const testSet = heldOutExamples(task, spec.split, s.evalExamples);
   const key = `eval/${spec.task}/pass@1`;
-  const common = { maxNewTokens: s.maxTokens, seed: spec.seed };
-  const sampled = await evaluate(model, tokenizer, task, testSet, { ...common, temperature: s.temperature, k: [1, s.evalSamples] });
-  const greedy = await evaluate(model, tokenizer, task, testSet, { ...common, temperature: 0, k: [1] });
-  // The share of sampled completions that write anything (working) before their box.
-  const texts = sampled.groups.flatMap((g) => g.rollouts.map((r) => r.text.trim()));
-  const shown = texts.filter((t) => !t.startsWith("\\boxed")).length / Math.max(1, texts.length);
-  return { sampled: sampled.metrics[key]!, greedy: greedy.metrics[key]!, shown };
+  const pass: Record<string, number> = {};
+  let shown = 0;
+  for (const d of DECODINGS) {
+    const k = d.temperature === 0 ? [1] : [1, s.evalSamples];
+    const res = await evaluate(model, tokenizer, task, testSet, { maxNewTokens: s.maxTokens, seed: spec.seed, temperature: d.temperature, k });
+    pass[d.label] = res.metrics[key]!;
+    if (d.temperature === 1) {
+      // The share of sampled completions that write anything (working) before their box.
+      const texts = res.groups.flatMap((g) => g.rollouts.map((r) => r.text.trim()));
+      shown = texts.filter((t) => !t.startsWith("\\boxed")).length / Math.max(1, texts.length);
+    }
+  }
+  return { pass, shown };
 }
 
-/** Shuffles rewards (and their terms) across all completions of the step: the control. */
-function shuffleRewards(seed: number) {
-  return (groups: RolloutGroup[], step: number) => {
-    const all = groups.flatMap((g) => g.rollouts);
-    const perm = new Rng(seed).split("control").split(step).shuffle(all.map((_, i) => i));
-    const values = perm.map((i) => ({ reward: all[i]!.reward, terms: { ...all[i]!.terms } }));
-    all.forEach((r, i) => Object.assign(r, values[i]));
-  };
+/** Continues SFT from the start for `budgetSeconds` of training, at the start's final (floor) learning rate. */
+async function sftMore(spec: JobSpec): Promise<{ modelDir: string; steps: number; seconds: number }> {
+  const s = TASKS[spec.task]!;
+  const modelDir = join(spec.dir, "sft-more");
+  const { model, tokenizer } = loadModel(spec.start!);
+  const train = getTask(spec.task, s.options).generate("train", s.trainExamples, 0);
+  const pairs = train.map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
+  const t0 = performance.now();
+  const budgetMs = spec.budgetSeconds! * 1000;
+  const lr = s.sft.lr * 0.1; // trainSft's default cosine floor: where the start's schedule ended
+  const history = trainSft(model, tokenizer, pairs, {
+    steps: 1e9, batchSize: s.sft.batchSize, lr, warmupSteps: 0, minLrFrac: 1, rng: new Rng(spec.seed).split("sft-more"),
+    until: () => performance.now() - t0 >= budgetMs,
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  saveModel(modelDir, model, tokenizer);
+  return { modelDir, steps: history.length, seconds };
 }
 
 async function runJob(spec: JobSpec): Promise<JobResult> {
   const s = TASKS[spec.task]!;
   const t0 = Date.now();
+  const elapsed = () => (Date.now() - t0) / 1000;
   if (spec.kind === "sft") {
     const modelDir = join(spec.dir, "model");
+    let trainSeconds = 0;
     if (!existsSync(join(modelDir, "model.safetensors"))) {
       const policy = buildModel({ ...MODEL, type: "new" }, spec.seed);
       const config = jobRecipe(spec, modelDir);
       const trainSet = getTask(spec.task, s.options).generate("train", s.trainExamples, 0);
+      const t1 = performance.now();
       await sftWarmStart(policy, trainSet, config);
+      trainSeconds = (performance.now() - t1) / 1000;
       saveModel(modelDir, policy.model, policy.tokenizer);
     }
-    return { ...spec, ...(await evaluateModel(spec, modelDir)), seconds: (Date.now() - t0) / 1000 };
+    return { ...spec, ...(await evaluateModel(spec, modelDir)), trainSeconds, seconds: elapsed() };
+  }
+  if (spec.kind === "sftMore") {
+    const more = await sftMore(spec);
+    const out = await evaluateModel(spec, more.modelDir);
+    return { ...spec, ...out, trainSeconds: more.seconds, sftSteps: more.steps, seconds: elapsed() };
   }
   const config = jobRecipe(spec, spec.start!);
   const run = new RunDir(join(spec.dir, spec.kind));
+  const t1 = performance.now();
   const res = await train(config, {
     resume: false,
     reporters: [jsonlReporter(run)],
-    ...(spec.kind === "control" ? { transformGroups: shuffleRewards(spec.seed) } : {}),
+    ...(spec.kind === "control" ? { transformGroups: withinGroupControl(spec.seed) } : {}),
   });
+  const trainSeconds = (performance.now() - t1) / 1000;
   const rewards = run.metrics().map((m) => m["reward/correct/mean"] ?? NaN);
   const out = await evaluateModel(spec, join(res.runDir, "checkpoints", `step-${res.step}`));
-  return { ...spec, ...out, trainCorrect: rewards, seconds: (Date.now() - t0) / 1000 };
+  return { ...spec, ...out, trainCorrect: rewards, trainSeconds, seconds: elapsed() };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

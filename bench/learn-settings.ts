@@ -72,24 +72,35 @@ export const TASKS: Record<string, TaskSettings> = Object.fromEntries(
   Object.entries(TUNED).map(([name, s]) => [name, process.env.BENCH_LEARN_SMOKE ? smoke(overridden(s)) : overridden(s)]),
 );
 
-/** One job: the SFT start of (task, seed), or the RL or control run from it. */
+/** One job: the SFT start of (task, seed), the RL or control run from it, or the compute-matched SFT arm. */
 export interface JobSpec {
-  kind: "sft" | "rl" | "control";
+  kind: "sft" | "rl" | "control" | "sftMore";
   task: string;
   seed: number;
-  /** The job's folder (one per task and seed, shared by its three jobs). */
+  /** The job's folder (one per task and seed, shared by its jobs). */
   dir: string;
-  /** The SFT start model folder (rl and control). */
+  /** The SFT start model folder (rl, control and sftMore). */
   start?: string;
+  /** sftMore: seconds of continued SFT (the RL run's training time on the same seed). */
+  budgetSeconds?: number;
+  /** The held-out half its evaluations use (bench/harness/splits.ts). */
+  split: "tune" | "final";
 }
 
-/** What a job reports: held-out pass@1 of its model, sampled and greedy. */
+/** What a job reports: held-out pass@1 of its model at every decoding of bench/harness/decoding.ts. */
 export interface JobResult extends JobSpec {
-  sampled: number;
-  greedy: number;
-  /** Share of the sampled held-out completions that show working before the box (absent in older results). */
-  shown?: number;
+  /** pass@1 by decoding label (T0 greedy; T0.3, T0.6, T1 sampled, n = evalSamples per question). */
+  pass: Record<string, number>;
+  /** Share of the sampled (T 1) held-out completions that show working before the box. */
+  shown: number;
   /** Training correctness (mean of the correctness term) per RL step. */
   trainCorrect?: number[];
+  /** Seconds spent training (RL steps, or continued SFT), evaluation excluded. */
+  trainSeconds: number;
+  /** sftMore: continued SFT steps taken in the budget. */
+  sftSteps?: number;
   seconds: number;
 }
+
+/** Seeds of the reported run when BENCH_SEED_LIST is unset: never used while tuning (tuning used 0, 1, 2). */
+export const REPORTED_SEEDS = [100, 101, 102];

@@ -1,47 +1,52 @@
 /**
- * `npm run bench:learn`: does RL make the model better, and is it the reward that does it?
+ * `npm run bench:learn`: does RL make the model better than the cheap alternatives, and is it the reward that
+ * does it? On countdown and on arithmetic, per seed, four arms from one SFT start (a small char-level GPT trained
+ * briefly on the task's gold completions), all built on the shared harness in bench/harness/ (docs/benchmarks.md):
  *
- * On countdown and on arithmetic, over 3 seeds: an SFT start (a small char-level GPT trained briefly on the
- * task's gold completions), then GRPO from it with the task's verifiable rewards; and a control run identical
- * except that each step's rewards are shuffled across its completions. The target: held-out pass@1 after RL at
- * least the start + 10 points, and no gain for the control. pass@1 is sampled at the training temperature (mean
- * correctness of n samples per question); greedy pass@1 of the same models is reported alongside. Settings:
- * bench/learn-settings.ts. Jobs (SFT start → RL and control) run as separate processes, one thread each, as
- * many at once as there are cores; SFT starts are kept under the work folder and reused while their settings
- * are unchanged. Prints one JSON line per metric ({"bench","metric","value","unit"}) and a readable summary.
+ * - the start, evaluated at every decoding (greedy; sampled at T 0.3, 0.6, 1): its best decoding is the baseline;
+ * - RL: GRPO from the start with the task's verifiable rewards;
+ * - control: the same run with the verifier's outputs permuted inside each group;
+ * - more SFT: continued SFT from the start for RL's training wall-clock time.
  *
- * Environment: BENCH_LEARN_TASKS (comma list), BENCH_LEARN_SEEDS (count, default 3) or BENCH_LEARN_SEED_LIST (e.g. 0,2),
- * BENCH_LEARN_JOBS (parallel jobs, default the core count), BENCH_LEARN_OUT (work folder, default runs/bench-learn),
- * BENCH_LEARN_LR / BENCH_LEARN_STEPS / BENCH_LEARN_BETA / BENCH_LEARN_SFT_STEPS / BENCH_LEARN_CREDIT (override the
- * settings of every task, for experiments).
+ * Each arm's gain is its pass@1 minus the start's, both at the start's best decoding. The gate, per seed: RL's
+ * gain minus the control's gain is at least 10 points on every seed. The control's own change and the SFT arm are
+ * reported beside it, with which of RL and more SFT gained more. Figures come from the `final` half of the
+ * held-out split on the seeds of BENCH_SEED_LIST (default 100,101,102); settings are tuned with BENCH_SPLIT=tune
+ * on other seeds. SFT starts are cached under the work folder by a hash of their settings and of the source that
+ * makes them (model, tokenizer, tasks, SFT trainer, engine). Jobs run as separate one-thread processes, as many at
+ * once as there are cores. Prints one JSON line per metric ({"bench","metric","value","unit"}) and a summary.
+ *
+ * Environment: BENCH_LEARN_TASKS (comma list), BENCH_SEED_LIST (e.g. 100,101,102), BENCH_SPLIT (final | tune),
+ * BENCH_LEARN_JOBS (parallel jobs, default the core count), BENCH_LEARN_OUT (work folder, default
+ * runs/bench-learn), BENCH_LEARN_NO_SFT_ARM=1 (skip the more-SFT arm), BENCH_LEARN_LR / _STEPS / _BETA /
+ * _SFT_STEPS / _CREDIT (override the settings of every task, for tuning), BENCH_LEARN_SMOKE=1 (tiny plumbing run).
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
-import { MODEL, TASKS, type JobResult, type JobSpec } from "./learn-settings.js";
+import { benchLine, comparativeGate, gainOverBest, seedsFromEnv, sourceHash, splitFromEnv, summarize } from "./harness/index.js";
+import { MODEL, REPORTED_SEEDS, TASKS, type JobResult, type JobSpec } from "./learn-settings.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT = resolve(process.env.BENCH_LEARN_OUT ?? join(ROOT, "runs", "bench-learn"));
 const TASK_NAMES = (process.env.BENCH_LEARN_TASKS ?? Object.keys(TASKS).join(",")).split(",");
-const SEEDS = process.env.BENCH_LEARN_SEED_LIST
-  ? process.env.BENCH_LEARN_SEED_LIST.split(",").map(Number)
-  : Array.from({ length: Number(process.env.BENCH_LEARN_SEEDS ?? 3) }, (_, i) => i);
-if (SEEDS.length === 0 || SEEDS.some((s) => !Number.isInteger(s) || s < 0)) {
-  throw new Error(`bench:learn: no valid seeds (BENCH_LEARN_SEEDS is a count >= 1, BENCH_LEARN_SEED_LIST a list such as 0,2)`);
-}
+const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, REPORTED_SEEDS);
+const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
+const SFT_ARM = process.env.BENCH_LEARN_NO_SFT_ARM !== "1";
 const PARALLEL = Math.max(1, Number(process.env.BENCH_LEARN_JOBS ?? availableParallelism()));
-const TARGET_GAIN = 0.1;
+/** RL's gain minus the control's, per seed, in pass@1 (10 points). */
+const TARGET_MARGIN = 0.1;
+const SOURCE = sourceHash(ROOT);
 
-function line(metric: string, value: number, unit: string): void {
-  console.log(JSON.stringify({ bench: "learn", metric, value: +value.toFixed(4), unit }));
-}
+const line = (metric: string, value: number, unit: string) => console.log(benchLine("learn", metric, value, unit));
 
-/** The folder of (task, seed), named by a hash of everything its SFT start depends on. */
+/** The folder of (task, seed), named by a hash of everything its SFT start depends on, source included. */
 function jobDir(task: string, seed: number): string {
   const s = TASKS[task]!;
-  const key = createHash("sha256").update(JSON.stringify({ MODEL, options: s.options, sft: s.sft, train: s.trainExamples })).digest("hex").slice(0, 8);
+  const settings = JSON.stringify({ MODEL, options: s.options, sft: s.sft, train: s.trainExamples });
+  const key = createHash("sha256").update(settings).update(SOURCE).digest("hex").slice(0, 10);
   return join(OUT, `${task}-${seed}-${key}`);
 }
 
@@ -61,7 +66,7 @@ function runJob(spec: JobSpec): Promise<JobResult> {
   });
 }
 
-/** Runs every (task, seed): its SFT job, then its RL and control jobs; at most PARALLEL processes at a time. */
+/** Runs every (task, seed): SFT start, then RL and control, then (after RL) the more-SFT arm; PARALLEL at a time. */
 async function runAll(): Promise<JobResult[]> {
   const results: JobResult[] = [];
   const queue: JobSpec[] = [];
@@ -70,7 +75,7 @@ async function runAll(): Promise<JobResult[]> {
     for (const seed of SEEDS) {
       const dir = jobDir(task, seed);
       mkdirSync(dir, { recursive: true });
-      queue.push({ kind: "sft", task, seed, dir });
+      queue.push({ kind: "sft", task, seed, dir, split: SPLIT });
     }
   }
   let running = 0;
@@ -85,12 +90,12 @@ async function runAll(): Promise<JobResult[]> {
           running--;
           results.push(r);
           const mins = ((Date.now() - t0) / 60000).toFixed(1);
-          console.error(`[${mins} min] ${r.task} seed ${r.seed} ${r.kind}: pass@1 ${r.sampled.toFixed(3)} (greedy ${r.greedy.toFixed(3)}) in ${r.seconds.toFixed(0)}s`);
-          if (r.kind === "sft") {
-            const start = join(r.dir, "model");
-            // RL first: the queue is shared, so the remaining SFT starts wait behind it
-            queue.unshift({ ...spec, kind: "rl", start }, { ...spec, kind: "control", start });
-          }
+          const pass = Object.entries(r.pass).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(", ");
+          console.error(`[${mins} min] ${r.task} seed ${r.seed} ${r.kind}: pass@1 ${pass}; trained ${r.trainSeconds.toFixed(0)}s`);
+          const start = join(r.dir, "model");
+          // RL first: the queue is shared, so the remaining SFT starts wait behind it
+          if (r.kind === "sft") queue.unshift({ ...spec, kind: "rl", start }, { ...spec, kind: "control", start });
+          if (r.kind === "rl" && SFT_ARM) queue.unshift({ ...spec, kind: "sftMore", start, budgetSeconds: r.trainSeconds });
           pump();
         }, fail);
       }
@@ -100,49 +105,42 @@ async function runAll(): Promise<JobResult[]> {
   return results;
 }
 
-const stats = (xs: number[]) => {
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { mean: m, std: Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, xs.length - 1)), min: Math.min(...xs) };
-};
 const pts = (x: number) => (x * 100).toFixed(1);
-/** "; working shown 48% -> 90% (RL), 47% (control)" when the results carry it. */
-const shownText = (sft: JobResult, rl: JobResult, control: JobResult) =>
-  sft.shown === undefined || rl.shown === undefined || control.shown === undefined ? "" : `; working shown ${pts(sft.shown)}% -> ${pts(rl.shown)}% (RL), ${pts(control.shown)}% (control)`;
+const passText = (r: JobResult) => Object.entries(r.pass).map(([k, v]) => `${k} ${pts(v)}`).join(" ");
 
 async function main(): Promise<void> {
-  console.error(`bench:learn: ${TASK_NAMES.join(", ")} × ${SEEDS.length} seeds, ${PARALLEL} jobs at a time, work folder ${OUT}`);
+  console.error(`bench:learn: ${TASK_NAMES.join(", ")} × seeds ${SEEDS.join(",")} on the ${SPLIT} split, ${PARALLEL} jobs at a time, work folder ${OUT}`);
   const results = await runAll();
   const summary: string[] = [];
   let pass = true;
   for (const task of TASK_NAMES) {
-    const get = (kind: JobSpec["kind"], seed: number) => results.find((r) => r.task === task && r.kind === kind && r.seed === seed)!;
-    const gains = SEEDS.map((s) => get("rl", s).sampled - get("sft", s).sampled);
-    const controls = SEEDS.map((s) => get("control", s).sampled - get("sft", s).sampled);
-    const greedyGains = SEEDS.map((s) => get("rl", s).greedy - get("sft", s).greedy);
-    const greedyControls = SEEDS.map((s) => get("control", s).greedy - get("sft", s).greedy);
-    const g = stats(gains);
-    const c = stats(controls);
-    line(`learn.${task}.pass1_start`, stats(SEEDS.map((s) => get("sft", s).sampled)).mean, "pass@1");
-    line(`learn.${task}.pass1_after`, stats(SEEDS.map((s) => get("rl", s).sampled)).mean, "pass@1");
-    line(`learn.${task}.pass1_gain`, g.mean, "points/100");
-    line(`learn.${task}.pass1_gain_std`, g.std, "points/100");
-    line(`learn.${task}.pass1_gain_min`, g.min, "points/100");
+    const get = (kind: JobSpec["kind"], seed: number) => results.find((r) => r.task === task && r.kind === kind && r.seed === seed);
+    const seeds = SEEDS.map((seed) => {
+      const start = get("sft", seed)!, rl = get("rl", seed)!, control = get("control", seed)!, more = get("sftMore", seed);
+      const g = gainOverBest(start.pass, rl.pass);
+      return {
+        seed, decoding: g.decoding, start: start.pass[g.decoding]!, rlBestVsBest: g.bestVsBest,
+        rl: g.atStartBest, control: gainOverBest(start.pass, control.pass).atStartBest,
+        ...(more ? { sftMore: gainOverBest(start.pass, more.pass).atStartBest } : {}),
+        rows: { start, rl, control, more },
+      };
+    });
+    const verdict = comparativeGate(seeds, TARGET_MARGIN);
+    pass &&= verdict.pass;
+    const g = summarize(seeds.map((s) => s.rl)), c = summarize(seeds.map((s) => s.control)), m = summarize(verdict.margins);
+    line(`learn.${task}.start_best_pass1`, summarize(seeds.map((s) => s.start)).mean, "pass@1");
+    line(`learn.${task}.rl_gain`, g.mean, "points/100");
+    line(`learn.${task}.rl_gain_std`, g.std, "points/100");
+    line(`learn.${task}.rl_gain_best_vs_best`, summarize(seeds.map((s) => s.rlBestVsBest)).mean, "points/100");
     line(`learn.${task}.control_gain`, c.mean, "points/100");
-    line(`learn.${task}.control_gain_std`, c.std, "points/100");
-    line(`learn.${task}.greedy_pass1_start`, stats(SEEDS.map((s) => get("sft", s).greedy)).mean, "pass@1");
-    line(`learn.${task}.greedy_pass1_gain`, stats(greedyGains).mean, "points/100");
-    line(`learn.${task}.greedy_control_gain`, stats(greedyControls).mean, "points/100");
-    const shown = (kind: JobSpec["kind"]) => SEEDS.map((s) => get(kind, s).shown).filter((x): x is number => x !== undefined);
-    if (shown("sft").length === SEEDS.length && shown("rl").length === SEEDS.length) {
-      line(`learn.${task}.shown_work_start`, stats(shown("sft")).mean, "share");
-      line(`learn.${task}.shown_work_after`, stats(shown("rl")).mean, "share");
+    line(`learn.${task}.margin_min`, m.min, "points/100");
+    if (seeds.every((s) => s.sftMore !== undefined)) line(`learn.${task}.sft_more_gain`, summarize(seeds.map((s) => s.sftMore!)).mean, "points/100");
+    for (const s of seeds) {
+      const r = s.rows;
+      summary.push(`  ${task} seed ${s.seed} (start's best decoding ${s.decoding}): start ${passText(r.start)} | RL ${passText(r.rl)} | control ${passText(r.control)}${r.more ? ` | more SFT ${passText(r.more)} (${r.more.sftSteps} steps)` : ""}`);
     }
-    const ok = g.min >= TARGET_GAIN && c.mean <= 0.02;
-    pass &&= ok;
-    for (const s of SEEDS) {
-      summary.push(`  ${task} seed ${s}: pass@1 ${pts(get("sft", s).sampled)} -> ${pts(get("rl", s).sampled)} (RL), ${pts(get("control", s).sampled)} (control); greedy ${pts(get("sft", s).greedy)} -> ${pts(get("rl", s).greedy)} (RL), ${pts(get("control", s).greedy)} (control)${shownText(get("sft", s), get("rl", s), get("control", s))}`);
-    }
-    summary.push(`${task}: gain ${pts(g.mean)} ± ${pts(g.std)} points over ${SEEDS.length} seeds (min ${pts(g.min)}; target >= ${pts(TARGET_GAIN)} every seed), control ${pts(c.mean)} ± ${pts(c.std)}: ${ok ? "PASS" : "FAIL"}`);
+    const sftText = verdict.winnerVsSft === null ? "" : `; more SFT ${pts(summarize(seeds.map((s) => s.sftMore!)).mean)} (${verdict.winnerVsSft === "rl" ? "RL gains more" : verdict.winnerVsSft === "sft" ? "more SFT gains more" : "tie"})`;
+    summary.push(`${task}: RL ${pts(g.mean)} ± ${pts(g.std)} points over the start's best decoding, control ${pts(c.mean)} ± ${pts(c.std)}${sftText}; RL − control min ${pts(m.min)} (target >= ${pts(TARGET_MARGIN)} every seed): ${verdict.pass ? "PASS" : `FAIL (seeds ${verdict.failedSeeds.join(",")})`}`);
   }
   for (const s of summary) console.log(s);
   console.log(`bench:learn ${pass ? "PASS" : "FAIL"}`);

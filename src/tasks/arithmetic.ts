@@ -52,13 +52,21 @@ export type ArithmeticGold = AnswerGold & Partial<WorkingGold>;
 /** Options of "arithmetic" after defaults. */
 export type ArithmeticOptions = z.infer<typeof arithmeticOptions>;
 
+/**
+ * The split key of a commutative step: operands in ascending order, so `3+4` and `4+3` (and `3*4`, `4*3`) are one
+ * problem and land in the same split. Without it about 9% of held-out questions had their commuted twin in training.
+ */
+export function commutedKey(a: number, op: "+" | "*", b: number): string {
+  return a <= b ? `${a}${op}${b}` : `${b}${op}${a}`;
+}
+
 /** One step's numbers and text, given the running total. */
 function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: string): { text: string; value: number; key: string; work: string } {
   switch (op) {
     case "add": {
       const a = rng.intBetween(1, max - 1);
       const b = rng.intBetween(1, max - a);
-      return { text: `${name} has ${a} ${item}, gets ${b}.`, value: a + b, key: `${a}+${b}`, work: `${a}+${b}=${a + b}` };
+      return { text: `${name} has ${a} ${item}, gets ${b}.`, value: a + b, key: commutedKey(a, "+", b), work: `${a}+${b}=${a + b}` };
     }
     case "sub": {
       const a = rng.intBetween(2, max);
@@ -68,7 +76,7 @@ function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: st
     case "mul": {
       const a = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max * 2))));
       const b = rng.intBetween(2, Math.max(2, Math.floor(max / a)));
-      return { text: `${name} has ${a} bags of ${b} ${item}.`, value: a * b, key: `${a}*${b}`, work: `${a}*${b}=${a * b}` };
+      return { text: `${name} has ${a} bags of ${b} ${item}.`, value: a * b, key: commutedKey(a, "*", b), work: `${a}*${b}=${a * b}` };
     }
     case "div": {
       const b = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max))));

@@ -39,6 +39,8 @@ export interface SftOptions {
   minLrFrac?: number;
   /** Called after every step. */
   onStep?: (m: SftStepMetrics) => void;
+  /** Checked after every step; training ends early when it returns true (e.g. a wall-clock budget). */
+  until?: (m: SftStepMetrics) => boolean;
 }
 
 /** What one step reports. */
@@ -149,6 +151,7 @@ export function trainSft(model: Transformer, tokenizer: Tokenizer, examples: rea
       const m: SftStepMetrics = { step: step + 1, loss, lr, gradNorm, tokens: b.tokens, positions: b.batch * b.seqLen };
       history.push(m);
       opts.onStep?.(m);
+      if (opts.until?.(m)) break;
     }
   } finally {
     model.train(wasTraining);

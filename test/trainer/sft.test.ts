@@ -45,3 +45,16 @@ describe("SFT", () => {
     expect(() => trainSft(model, tok, [{ prompt: "x".repeat(200), completion: "y" }], { steps: 1, batchSize: 1, lr: 1e-3, rng: new Rng(0) })).toThrow(/example 0 has 203 tokens, more than the model's maxSeqLen 128/);
   });
 });
+
+describe("SFT until", () => {
+  it("stops after the step at which `until` first returns true, and runs every step without it", () => {
+    const { model } = createModel("micro-char", new Rng(2));
+    const examples = [{ prompt: "1+1=", completion: "2" }, { prompt: "2+3=", completion: "5" }];
+    const base = { steps: 10, batchSize: 2, lr: 1e-3, rng: new Rng(3) };
+    const seen: number[] = [];
+    const h = trainSft(model, tok, examples, { ...base, until: (m) => (seen.push(m.step), m.step === 4) });
+    expect(h.map((m) => m.step)).toEqual([1, 2, 3, 4]);
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(trainSft(model, tok, examples, { ...base, rng: new Rng(3) })).toHaveLength(10);
+  });
+});
