@@ -1,13 +1,16 @@
 /**
- * algorithms layer entry: advantage estimators over number arrays, the policy-loss pieces and the loss over
- * per-token arrays (and over engine tensors), presets and step metrics. See docs/algorithms.md.
+ * algorithms layer entry: the recipe schema of the `algorithm` section, `buildAlgorithm` (what the training loop
+ * calls), advantage estimators over number arrays, the policy-loss pieces and the loss over per-token arrays,
+ * reward shaping, presets and step metrics. See docs/algorithms.md.
  */
+export * from "./schema.js";
+export * from "./build.js";
+export * from "./reward-shaping.js";
 export * from "./advantage-options.js";
 export { computeAdvantages, zScore, meanOnly, rloo, whiten, tokenReturns, NullRewardError, ZERO_STD, type AdvantageResult } from "./advantages.js";
 export * from "./loss-options.js";
 export * from "./pieces.js";
 export { policyLoss, lossNormalizer, type PolicyLossInput, type PolicyLossResult } from "./policy-loss.js";
-export { policyLossTensor, type PolicyLossTensorInput, type PolicyLossTensorResult } from "./policy-loss-tensor.js";
 export * from "./presets.js";
 export * from "./metrics.js";
 export * from "./zero-std.js";

@@ -5,6 +5,7 @@
  * A completion with a null term of non-zero weight is null.
  */
 import { zScore } from "./advantages.js";
+import { ADVANTAGE_DEFAULTS } from "./advantage-options.js";
 
 /** One term's values per group and completion, with its weight. */
 export interface WeightedTerm {
@@ -34,7 +35,7 @@ export function sumThenNormalize(terms: readonly WeightedTerm[]): (number | null
  * A_i = (r̃_i − mean_B r̃)/(std_B r̃ + 1e-4) with the sample std over the batch's scored completions. Nulls get 0.
  */
 export function normalizeThenSum(terms: readonly WeightedTerm[], opts: { eps?: number } = {}): number[][] {
-  const eps = opts.eps ?? 1e-4;
+  const eps = opts.eps ?? ADVANTAGE_DEFAULTS.eps;
   const combined = sumThenNormalize(terms.map((t) => ({ ...t, weight: t.weight === 0 ? 0 : 1 }))); // null pattern only
   const z = terms.map((t) =>
     t.values.map((g, gi) => zScore(g.map((v, i) => (combined[gi]![i] === null ? null : v)), { std: "sample", eps })),
@@ -43,5 +44,5 @@ export function normalizeThenSum(terms: readonly WeightedTerm[], opts: { eps?: n
   const xs = rt.flat().filter((v): v is number => v !== null);
   const mean = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return rt.map((g) => g.map((v) => (v === null || xs.length < 2 ? 0 : (v - mean) / (sd + 1e-4))));
+  return rt.map((g) => g.map((v) => (v === null || xs.length < 2 ? 0 : (v - mean) / (sd + eps))));
 }

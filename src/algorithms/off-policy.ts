@@ -1,6 +1,7 @@
 /**
  * Off-policy pieces as pure functions (algorithms spec §5, §6, §7): the train/inference importance-sampling
- * corrections, ExGRPO's shaped ratio for replayed samples, and wd1's group weights. They are exercised by the
+ * corrections, ExGRPO's shaped ratio for replayed samples, and wd1's group weights. None is a recipe field yet:
+ * the corrections wait for a remote sampler, ExGRPO and wd1 for their trainers. They are exercised by the
  * spec's §11.5 fixtures; the built-in sampler needs no correction (its log-probs are exact).
  */
 
@@ -57,11 +58,4 @@ export function wd1GroupLoss(advantages: readonly number[], ell: readonly number
   const wMinus = softmax(advantages.map((a) => -psi * a));
   const grad = wPlus.map((p, i) => -(p - wMinus[i]!));
   return { wPlus, wMinus, loss: grad.reduce((a, g, i) => a + g * ell[i]!, 0), grad };
-}
-
-/** DAPO soft overlong punishment (§8.4): 0 up to L_max − L_c, then linear to −1 at L_max, −1 beyond. */
-export function overlongPenalty(length: number, maxTokens: number, buffer: number): number {
-  if (length <= maxTokens - buffer) return 0;
-  if (length > maxTokens) return -1;
-  return (maxTokens - buffer - length) / buffer;
 }

@@ -1,13 +1,14 @@
 /**
  * Algorithm presets (algorithms spec §10): small compositions of the named pieces, exported as plain objects in the
- * shape of a recipe's `algorithm` section (plus the group size G where the source fixes it), so the trainer's zod
- * schema validates them. Pieces are named by what they do; only presets are named after papers (STYLE.md).
+ * shape of a recipe's `algorithm` section (plus the group size G where the source fixes it), so `AlgorithmSchema`
+ * validates them and `preset:` in a recipe accepts exactly these names. Pieces are named by what they do; only presets are named after papers (STYLE.md).
  *
  * Not here: `exgrpo` (needs the replay buffer and its shaped ratio), `wd1` (needs a masked-diffusion LM) and
  * `openRs` (a reward-term mix, set in the task). Their pure pieces live in `off-policy.ts`.
  */
 import type { Aggregation, ClipOptions, KlEstimator } from "./loss-options.js";
-import type { AdvantageType } from "./advantage-options.js";
+import { ADVANTAGE_DEFAULTS } from "./advantage-options.js";
+import { PPO_CLIP_DEFAULTS } from "./schema.js";
 
 /** The `algorithm` fields a preset sets, in the recipe's shape. */
 export interface AlgorithmPresetFields {
@@ -33,19 +34,22 @@ export interface AlgorithmPreset {
 // ---- named pieces ----
 
 /** Group z-score with the spec's defaults (sample std, ε 1e-4). */
-export const zScoreAdvantage = { type: "zScore", std: "sample", eps: 1e-4 } as const;
+export const zScoreAdvantage = { type: "zScore" as const, std: ADVANTAGE_DEFAULTS.std, eps: ADVANTAGE_DEFAULTS.eps };
 /** Mean-only baseline (no std division). */
 export const meanOnlyAdvantage = { type: "meanOnly" } as const;
 /** Leave-one-out baseline. */
 export const rlooAdvantage = { type: "rloo" } as const;
 /** Batch whitening per token, γ = 1 (REINFORCE++). */
-export const batchNormAdvantage = { type: "batchNorm", weighting: "token", gamma: 1 } as const;
+export const batchNormAdvantage = { type: "batchNorm" as const, weighting: ADVANTAGE_DEFAULTS.weighting, gamma: ADVANTAGE_DEFAULTS.gamma };
 /** Group mean, then batch whitening (REINFORCE++-baseline). */
-export const batchNormBaselineAdvantage = { type: "reinforcePlusPlusBaseline", weighting: "token", gamma: 1 } as const;
+export const batchNormBaselineAdvantage = { ...batchNormAdvantage, type: "reinforcePlusPlusBaseline" as const };
 /** Token ratio without clipping (exact at μ = 1; the card's sketch). */
 export const noClip = { ratio: "token", clip: { type: "none" } } as const;
 /** Token ratio with PPO clipping at 1 − ε_low and 1 + ε_high. */
-export const clipRatio = (epsLow = 0.2, epsHigh = epsLow) => ({ ratio: "token" as const, clip: { type: "ppo" as const, epsLow, epsHigh, dualClip: null } });
+export const clipRatio = (epsLow = PPO_CLIP_DEFAULTS.epsLow, epsHigh = epsLow) => ({
+  ratio: "token" as const,
+  clip: { type: "ppo" as const, epsLow, epsHigh, dualClip: PPO_CLIP_DEFAULTS.dualClip },
+});
 /** k3 KL in the loss. */
 export const klK3 = (beta: number) => ({ beta, estimator: "k3" as const, placement: "loss" as const });
 /** k1 KL subtracted from the reward. */
@@ -99,22 +103,3 @@ export const PRESETS = {
 
 /** Preset names. */
 export type AlgorithmPresetName = keyof typeof PRESETS;
-
-/** Options for `computeAdvantages` from a preset's (or recipe's) algorithm fields. */
-export function advantageOptionsOf(a: Pick<AlgorithmPresetFields, "advantage" | "zeroStd">): { type: AdvantageType } & Record<string, unknown> {
-  return { ...a.advantage, ...(a.zeroStd ? { zeroStd: a.zeroStd.policy } : {}) };
-}
-
-/** Options for `policyLoss`/`policyLossTensor` from a preset's (or recipe's) algorithm fields. */
-export function lossOptionsOf(a: Pick<AlgorithmPresetFields, "policy" | "kl" | "loss">, maxCompletionTokens?: number) {
-  return {
-    ratio: a.policy.ratio,
-    clip: a.policy.clip,
-    // KL in the reward is applied to the advantages, not the loss (§2.4).
-    beta: a.kl.placement === "loss" ? a.kl.beta : 0,
-    estimator: a.kl.estimator,
-    aggregation: a.loss.aggregation,
-    entropyCoef: a.loss.entropyCoef,
-    ...(maxCompletionTokens !== undefined ? { maxCompletionTokens } : {}),
-  };
-}

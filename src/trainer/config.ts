@@ -1,12 +1,16 @@
 /**
- * The training config: one zod schema per component, composed into `TrainConfig`. Every knob of
- * specs/algorithms.md is a named field here with the spec's default and a `.describe()` (the CLI help and
- * docs/training.md come from these). Choices that carry their own fields are `discriminatedUnion("type", ...)`.
+ * The training config: one zod schema per component, composed into `TrainConfig`. The `algorithm` section is
+ * src/algorithms/schema.ts (that layer owns each algorithm option once); the rest is defined here, each field with
+ * its default and a `.describe()` (the CLI help and docs/training.md come from these). Choices that carry their own fields are `discriminatedUnion("type", ...)`.
  * Objects are strict: an unknown field is an error naming it, so a typo never silently falls back to a default.
  *
  * Cross-field rules (spec §2.2, §2.1, §8.1, §1.7) live in `checkConfig` below, each error naming its field.
  */
 import { z } from "zod";
+import {
+  AdvantageSchema, AlgorithmSchema, ClipSchema, KlSchema, LossSchema, NullsSchema, OverlongSchema, PolicySchema, ZeroStdSchema,
+} from "../algorithms/schema.js";
+import { PRESETS } from "../algorithms/presets.js";
 
 // ---------------------------------------------------------------------------------------------- model and data
 
@@ -50,109 +54,8 @@ export const SamplerSchema = z.discriminatedUnion("type", [
 
 // ------------------------------------------------------------------------------------------ algorithm (spec §1-8)
 
-const stdForm = z.enum(["sample", "population"]).default("sample").describe("σ_g with Bessel's correction (sample) or without (§1.1)");
-const weighting = z.enum(["token", "sequence"]).default("token").describe("batch whitening weights per token or per completion (§1.3)");
-const gamma = z.number().min(0).max(1).default(1).describe("discount γ of the per-token returns (§1.3)");
-
-/** Advantage estimator (spec §1). */
-export const AdvantageSchema = z.discriminatedUnion("type", [
-  z.strictObject({
-    type: z.literal("zScore"),
-    std: stdForm,
-    eps: z.number().nonnegative().default(1e-4).describe("ε added to σ_g outside the square root (§1.1)"),
-  }),
-  z.strictObject({ type: z.literal("meanOnly") }),
-  z.strictObject({ type: z.literal("batchNorm"), weighting, gamma }),
-  z.strictObject({ type: z.literal("rloo") }),
-  z.strictObject({ type: z.literal("reinforcePlusPlusBaseline"), weighting, gamma }),
-]);
-
-/** Ratio clipping (spec §2.2). */
-export const ClipSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("none") }),
-  z.strictObject({
-    type: z.literal("ppo"),
-    epsLow: z.number().min(0).lt(1).default(0.2).describe("ε_low: ρ is clipped below at 1 − ε_low"),
-    epsHigh: z.number().positive().default(0.2).describe("ε_high: ρ is clipped above at 1 + ε_high (DAPO clip-higher: 0.28)"),
-    dualClip: z.number().nullable().default(null).describe("c for dual clip on A < 0 (verl uses 3); null = off; needs c > 1 + ε_high"),
-  }),
-]);
-
-/** Importance ratio and clipping (spec §2.1, §2.2). */
-export const PolicySchema = z.strictObject({
-  ratio: z.enum(["token", "sequence"]).default("token").describe("token ratio, or GSPO's sequence ratio (needs seqMeanTokenMean)"),
-  clip: ClipSchema.prefault({ type: "none" }).describe("none (card sketch) or ppo"),
-});
-
-/** KL to a frozen reference (spec §2.3, §2.4). */
-export const KlSchema = z.strictObject({
-  beta: z.number().nonnegative().default(0.04).describe("β; 0 builds no reference model and logs no kl/ref metrics"),
-  estimator: z.enum(["k1", "k2", "k3", "k3st"]).default("k3").describe("Schulman estimator (§2.3)"),
-  placement: z.enum(["loss", "reward"]).default("loss").describe("KL term in the loss, or k1 subtracted from the reward (§2.4)"),
-  controller: z.enum(["fixed", "adaptive"]).default("fixed").describe("adaptive: β ← β(1 + clip(KL/target − 1, ±0.2)·n/horizon)"),
-  target: z.number().positive().default(0.1).describe("KL target of the adaptive controller"),
-  horizon: z.number().positive().default(10000).describe("horizon H of the adaptive controller"),
-  monitorOnly: z.boolean().default(false).describe("load the reference only to log KL"),
-  sections: z.array(z.string().min(1)).nullable().default(null).describe("partial KL (SIRL): tags whose spans carry KL, e.g. [\"model\", \"python\"]; null = everywhere"),
-});
-
-/** Loss aggregation and entropy bonus (spec §3, §2.5). */
-export const LossSchema = z.strictObject({
-  aggregation: z
-    .enum(["seqMeanTokenMean", "tokenMean", "seqMeanTokenSum", "constantNorm"])
-    .default("seqMeanTokenMean")
-    .describe("how token losses become one scalar (§3)"),
-  entropyCoef: z.number().nonnegative().default(0).describe("α of the entropy bonus (§2.5)"),
-  afterFirstError: z
-    .enum(["train", "mask"])
-    .default("train")
-    .describe("tokens after a checker's first localised mistake (e.g. working-steps): train them, or take them out of the loss"),
-});
-
-/** Zero-variance group policy (spec §1.7). */
-export const ZeroStdSchema = z.strictObject({
-  policy: z.enum(["keep", "drop", "resample"]).default("keep").describe("keep (A = 0), drop, or resample until the batch is full (DAPO)"),
-  maxGenBatches: z.number().int().positive().default(10).describe("resample: most generation batches per step"),
-});
-
-/** Unscorable (null) rewards (spec §1.6). */
-export const NullsSchema = z.strictObject({
-  onNull: z.enum(["exclude", "error"]).default("exclude").describe("exclude a null completion from the step, or stop at the first one"),
-  maxNullFrac: z.number().min(0).max(1).default(0.5).describe("stop with an error when more of a step's completions are null"),
-});
-
-/** Train/inference mismatch correction for remote samplers (spec §5). The built-in sampler needs none. */
-export const OffPolicySchema = z.strictObject({
-  oldLogprobs: z.enum(["sampler", "recompute"]).default("sampler").describe("lp_old from the sampler, or recomputed before the first update"),
-  correction: z
-    .enum(["tokenTruncate", "tokenMask", "sequenceTruncate", "sequenceMask", "none"])
-    .default("tokenTruncate")
-    .describe("w_IS when old log-probs are recomputed (§5)"),
-  cap: z.number().positive().default(2).describe("C of the truncated corrections"),
-  capMin: z.number().positive().default(0.5).describe("C_min of the mask corrections"),
-  capMax: z.number().positive().default(2).describe("C_max of the mask corrections"),
-  maxStaleness: z.number().int().nonnegative().default(0).describe("drop rollouts whose policy version lags more than this"),
-});
-
-/** DAPO soft overlong punishment (spec §8.4), added as a reward term named "overlong" with weight 1. */
-export const OverlongSchema = z.strictObject({
-  enabled: z.boolean().default(false).describe("add the overlong term: 0 up to L_max − L_c, then linear down to −1 at L_max"),
-  bufferFrac: z.number().gt(0).lte(1).default(0.2).describe("L_c as a fraction of L_max (DAPO: 4096 of 20480)"),
-});
-
-/** Everything that turns rewards into a loss. */
-export const AlgorithmSchema = z.strictObject({
-  advantage: AdvantageSchema.prefault({ type: "zScore" }).describe("advantage estimator (§1)"),
-  zeroStd: ZeroStdSchema.prefault({}),
-  nulls: NullsSchema.prefault({}),
-  truncated: z.enum(["keep", "mask", "zeroReward"]).default("keep").describe("what a completion cut at the token budget gets (§4)"),
-  rewardAggregate: z.enum(["sumThenNormalize", "normalizeThenSum"]).default("sumThenNormalize").describe("combining reward terms (§8.1)"),
-  policy: PolicySchema.prefault({}),
-  kl: KlSchema.prefault({}),
-  loss: LossSchema.prefault({}),
-  offPolicy: OffPolicySchema.prefault({}),
-  overlong: OverlongSchema.prefault({}),
-});
+// The algorithm section is owned by src/algorithms (schema, defaults, presets and the functions that apply them).
+export { AdvantageSchema, ClipSchema, PolicySchema, KlSchema, LossSchema, ZeroStdSchema, NullsSchema, OverlongSchema, AlgorithmSchema };
 
 // ------------------------------------------------------------------------------------------ optimisation and loop
 
@@ -228,7 +131,7 @@ export const TrainConfigSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'").default("run").describe("run name: runs/<name>/"),
   outDir: z.string().default("runs").describe("parent folder of run folders"),
   seed: z.number().int().nonnegative().default(0).describe("run seed: sampling, shuffles, init"),
-  preset: z.enum(["grpo", "drGrpo", "dapo", "reinforcePlusPlus", "reinforcePlusPlusBaseline", "rloo"]).optional()
+  preset: z.enum(Object.keys(PRESETS) as [keyof typeof PRESETS, ...(keyof typeof PRESETS)[]]).optional()
     .describe("algorithm preset applied under the recipe's own fields (spec §10)"),
   model: ModelSchema,
   reference: z.string().nullable().default(null).describe("reference checkpoint for KL; null = the start model"),
@@ -245,7 +148,7 @@ export const TrainConfigSchema = z.strictObject({
 /** A validated recipe with every default filled in. */
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 /** The algorithm section of a recipe. */
-export type AlgorithmConfig = z.infer<typeof AlgorithmSchema>;
+export type { AlgorithmConfig } from "../algorithms/schema.js";
 /** The part a recipe file may give (defaults missing). */
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
 
@@ -261,9 +164,9 @@ const GROUP_ESTIMATORS = new Set(["zScore", "meanOnly", "rloo"]);
 export function checkConfig(c: TrainConfig): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const a = c.algorithm;
-  const offPolicy = c.train.innerIterations > 1 || c.train.miniBatches > 1 || a.offPolicy.maxStaleness > 0;
+  const offPolicy = c.train.innerIterations > 1 || c.train.miniBatches > 1;
   if (a.policy.clip.type === "none" && offPolicy) {
-    out.push({ path: "algorithm.policy.clip", message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1, maxStaleness = 0); use { type: \"ppo\" } (§2.2)" });
+    out.push({ path: "algorithm.policy.clip", message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: \"ppo\" } (§2.2)" });
   }
   if (a.policy.ratio === "sequence" && a.loss.aggregation !== "seqMeanTokenMean") {
     out.push({ path: "algorithm.policy.ratio", message: "\"sequence\" (GSPO) requires loss.aggregation \"seqMeanTokenMean\" (§2.1)" });
@@ -287,8 +190,8 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   if (c.model.type === "new" && c.model.dModel % c.model.nHeads !== 0) {
     out.push({ path: "model.nHeads", message: `dModel ${c.model.dModel} is not divisible by nHeads ${c.model.nHeads}` });
   }
-  if (c.sampler.type === "builtin" && a.offPolicy.oldLogprobs === "recompute") {
-    out.push({ path: "algorithm.offPolicy.oldLogprobs", message: "the built-in sampler records exact old log-probs; \"recompute\" is for remote samplers" });
+  if (a.rewardAggregate === "normalizeThenSum" && a.kl.placement === "reward" && a.kl.beta > 0 && !a.kl.monitorOnly) {
+    out.push({ path: "algorithm.rewardAggregate", message: "\"normalizeThenSum\" z-scores each reward term; KL in the reward has no term to join: use kl.placement \"loss\"" });
   }
   return out;
 }
@@ -297,8 +200,11 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
 export function configWarnings(c: TrainConfig): string[] {
   const w: string[] = [];
   const kl = c.algorithm.kl;
-  if (kl.beta === 0 && (kl.estimator !== "k3" || kl.placement !== "loss" || kl.sections !== null)) {
+  if (kl.beta === 0 && !kl.monitorOnly && (kl.estimator !== "k3" || kl.placement !== "loss" || kl.sections !== null || kl.controller !== "fixed")) {
     w.push("algorithm.kl: KL fields are set but beta = 0, so no reference model is used");
+  }
+  if (kl.monitorOnly && kl.controller === "adaptive") {
+    w.push("algorithm.kl: monitorOnly puts no KL in the loss or reward, so the adaptive controller's β acts on nothing");
   }
   if (kl.beta > 0 && kl.placement === "loss" && kl.estimator === "k1") {
     w.push("algorithm.kl.estimator: k1 in the loss has zero expected gradient (§2.3); it suits placement \"reward\"");

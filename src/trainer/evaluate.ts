@@ -12,6 +12,7 @@ import "./builtins.js";
 import { sampleGroups, scoreGroups } from "../rollout/groups.js";
 import type { RolloutGroup } from "../rollout/types.js";
 import type { Example, Task } from "../tasks/types.js";
+import { passAtK } from "../algorithms/index.js";
 
 /** Evaluation settings (the recipe's `eval` section plus the token budget). */
 export interface EvalOptions {
@@ -29,14 +30,8 @@ export interface EvalResult {
   groups: RolloutGroup[];
 }
 
-/** Unbiased pass@k from n samples with c correct (Chen et al. 2021); 1 when n − c < k. */
-export function passAtK(n: number, c: number, k: number): number {
-  if (k > n) throw new RangeError(`passAtK: k = ${k} > n = ${n}`);
-  if (n - c < k) return 1;
-  let prod = 1; // C(n−c, k)/C(n, k) = Π_{i=n−c+1}^{n} (1 − k/i)
-  for (let i = n - c + 1; i <= n; i++) prod *= 1 - k / i;
-  return 1 - prod;
-}
+/** pass@k is the algorithms layer's (§9), re-exported for the trainer's callers. */
+export { passAtK };
 
 /** Samples and scores the held-out examples and aggregates the metrics. */
 export async function evaluate(model: Transformer, tokenizer: Tokenizer, task: Task, examples: readonly Example[], opts: EvalOptions): Promise<EvalResult> {

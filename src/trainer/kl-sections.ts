@@ -6,6 +6,7 @@
  * Token spans come from decoding growing prefixes of the completion's own ids (no re-tokenization).
  */
 import { tokenCharEnds, type Tokenizer } from "../models/tokenizer.js";
+import type { Rollout } from "../rollout/types.js";
 
 /** s(t) per completion token, and whether no section was found. */
 export function klSectionMask(ids: readonly number[], tokenizer: Tokenizer, sections: readonly string[]): { mask: number[]; missing: boolean } {
@@ -34,4 +35,25 @@ export function klSectionMask(ids: readonly number[], tokenizer: Tokenizer, sect
     start = end;
   }
   return { mask, missing: false };
+}
+
+/**
+ * Section masks of a step's rollouts when the algorithm has partial KL (`sections` non-null), and the share of
+ * completions with no section (`kl/sectionMissingFrac`); null sections give no masks (s ≡ 1).
+ */
+export function sectionMasks(
+  rollouts: readonly Rollout[],
+  tokenizer: Tokenizer,
+  sections: readonly string[] | null,
+): { masks: Map<Rollout, number[]>; metrics: Record<string, number> } | null {
+  if (!sections) return null;
+  let missing = 0;
+  const masks = new Map(
+    rollouts.map((r) => {
+      const s = klSectionMask(r.completionIds, tokenizer, sections);
+      if (s.missing) missing++;
+      return [r, s.mask] as const;
+    }),
+  );
+  return { masks, metrics: { "kl/sectionMissingFrac": missing / Math.max(1, rollouts.length) } };
 }

@@ -2,17 +2,17 @@
  * The optimizer side of one RL step (spec §3.1, §5): μ passes over the rollout batch, each cut into M shuffled
  * mini-batches (one optimizer step each), each mini-batch cut into micro-batches whose gradients accumulate.
  * Normalisers (B, N_tok, L_i, L_max) are fixed per mini-batch before any backward, so the gradient does not depend
- * on the micro-batch split (8×1 equals 1×8). Also: reference log-probs for the KL term, computed once per step.
+ * on the micro-batch split (8×1 equals 1×8). The loss is the algorithm's (`buildAlgorithm`), which is the exported
+ * array `policyLoss`. Also: reference log-probs for the KL term, computed once per step.
  */
 import type { Rng } from "../util/index.js";
 import { clipGradNorm, div, logSoftmax, mul, neg, noGrad, softmax, sub, sum, tensor, type Optimizer, type Tensor } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Rollout } from "../rollout/types.js";
-import { lossNormalizer, policyLoss, tokenWeight } from "../algorithms/index.js";
-import type { Tokenizer } from "../models/tokenizer.js";
-import { klSectionMask } from "./kl-sections.js";
+import { lossNormalizer, tokenWeight, type Algorithm } from "../algorithms/index.js";
 import type { TrainConfig } from "./config.js";
-import { chunks, entropyGrid, gridLogprobs, onGrid, packRollouts } from "./batch.js";
+import { chunks, entropyGrid, gridLogprobs, onGrid, packRollouts, type PackedBatch } from "./batch.js";
+import { numbersOf, type KlMasks } from "./step-advantages.js";
 
 /** Everything `updatePolicy` needs. */
 export interface UpdateArgs {
@@ -20,51 +20,75 @@ export interface UpdateArgs {
   optimizer: Optimizer;
   params: [string, Tensor][];
   rollouts: Rollout[];
-  config: TrainConfig;
+  /** What `buildAlgorithm(config.algorithm)` returned: the loss and where KL goes. */
+  algorithm: Algorithm;
+  /** μ, M, micro-batch size, gradient clip. */
+  train: Pick<TrainConfig["train"], "innerIterations" | "miniBatches" | "microBatchSize" | "maxGradNorm">;
+  /** Sampling temperature T: every log-prob is log_softmax(logits / T). */
+  temperature: number;
   beta: number;
   lr: number;
   rng: Rng;
-  useRef: boolean;
   padId: number;
-  tokenizer: Tokenizer;
+  /** Partial-KL section masks by rollout. */
+  klMasks?: KlMasks;
   warn: (msg: string) => void;
 }
 
 /** Stores the frozen reference's log-probs on each rollout (`refLogprobs`), micro-batched, without a graph. */
-export function referenceLogprobs(reference: Transformer, rollouts: Rollout[], padId: number, config: TrainConfig): void {
+export function referenceLogprobs(reference: Transformer, rollouts: Rollout[], padId: number, microBatchSize: number, temperature: number): void {
   noGrad(() => {
-    for (const mb of chunks(rollouts, config.train.microBatchSize)) {
+    for (const mb of chunks(rollouts, microBatchSize)) {
       const p = packRollouts(mb, padId);
-      const { logp } = gridLogprobs(reference, p, config.sampler.temperature); // logp: (B, T)
+      const { logp } = gridLogprobs(reference, p, temperature); // logp: (B, T)
       mb.forEach((r, b) => (r.refLogprobs = r.completionIds.map((_, j) => logp.data[b * p.T + p.starts[b]! + j]!)));
     }
   });
 }
 
+/**
+ * The trainer's loss on one micro-batch: the algorithm's `policyLoss` (exact, float64) on the lp_θ of the packed
+ * grid, with the optimizer batch's normaliser, returned as the surrogate Σ lp_θ · sg(dL/dlp_θ), whose gradient is
+ * exactly dL/dθ. `logp` is (B, T) on `p`'s grid; entropy rows feed the metric.
+ */
+export function policySurrogate(
+  algorithm: Algorithm,
+  logp: Tensor,
+  p: PackedBatch,
+  beta: number,
+  normalizer: { sequences: number; tokens: number },
+  opts: { klMasks?: KlMasks; entropy?: number[][] } = {},
+): { surrogate: Tensor; metrics: Record<string, number> } {
+  const micro = p.rollouts;
+  const rows = (grid: Float32Array) => micro.map((r, b) => r.completionIds.map((_, j) => grid[b * p.T + p.starts[b]! + j]!));
+  const numbers = micro.map((r) => numbersOf(r, opts.klMasks));
+  const withRef = algorithm.kl.reference;
+  const out = algorithm.loss(
+    {
+      logp: rows(logp.data as Float32Array),
+      oldLogp: numbers.map((c) => c.oldLogp),
+      ...(withRef ? { refLogp: micro.map((r) => r.refLogprobs!) } : {}),
+      mask: numbers.map((c) => c.mask),
+      advantages: micro.map((r) => r.tokenAdvantages ?? r.completionIds.map(() => r.advantage)),
+      ...(opts.klMasks ? { klMask: numbers.map((c) => c.klMask ?? c.mask.map(() => 1)) } : {}),
+      ...(opts.entropy ? { entropy: opts.entropy } : {}),
+    },
+    beta,
+    normalizer,
+  );
+  const dl = onGrid(p, (b, j) => out.grad[b]![j]!);
+  return { surrogate: sum(mul(logp, tensor(dl, [p.B, p.T]))), metrics: out.metrics };
+}
+
 /** Runs the μ·M optimizer steps of one rollout batch; returns the step's loss, ratio, clip, KL and grad metrics. */
 export function updatePolicy(a: UpdateArgs): Record<string, number> {
-  const { model, optimizer, params, config } = a;
-  const tc = config.train;
-  const alg = config.algorithm;
-  const T = config.sampler.temperature;
+  const { model, optimizer, params, algorithm, train: tc } = a;
+  const T = a.temperature;
+  const { aggregation, entropyCoef } = algorithm.config.loss;
+  const maxTokens = algorithm.lossOptions(a.beta).maxCompletionTokens;
   const t0 = performance.now();
   const acc = new Accumulator();
   let firstPassMaxDiff = 0;
-  const lossOptions = {
-    ratio: alg.policy.ratio,
-    clip: alg.policy.clip,
-    beta: alg.kl.placement === "loss" && !alg.kl.monitorOnly ? a.beta : 0,
-    estimator: alg.kl.estimator,
-    aggregation: alg.loss.aggregation,
-    entropyCoef: alg.loss.entropyCoef,
-    maxCompletionTokens: tc.maxCompletionTokens,
-  };
-  let missingSections = 0;
-  const klMasks = alg.kl.sections && a.useRef ? new Map(a.rollouts.map((r) => {
-    const s = klSectionMask(r.completionIds, a.tokenizer, alg.kl.sections!);
-    if (s.missing) missingSections++;
-    return [r, s.mask] as const;
-  })) : null;
   let trainedTokens = 0;
   for (let iter = 0; iter < tc.innerIterations; iter++) {
     const order = tc.miniBatches > 1 ? a.rng.shuffle(a.rollouts.map((_, i) => i)) : a.rollouts.map((_, i) => i);
@@ -76,33 +100,18 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
       for (const micro of chunks(mini, tc.microBatchSize)) {
         const p = packRollouts(micro, a.padId);
         const { logp, logits } = gridLogprobs(model, p, T); // logp: (B, T), logits: (B, T, V)
-        const rows = (grid: Float32Array) => micro.map((r, b) => r.completionIds.map((_, j) => grid[b * p.T + p.starts[b]! + j]!));
-        const entropy = rows(entropyGrid(logits, p.mask, T));
-        // The loss and d loss / d lp_θ per token from src/algorithms (exact, float64), with this optimizer batch's
-        // normaliser; the engine then backpropagates Σ lp_θ · sg(dL/dlp_θ), whose gradient is exactly dL/dθ.
-        const out = policyLoss(
-          {
-            logp: rows(logp.data),
-            oldLogp: micro.map((r) => r.samplerLogprobs),
-            ...(a.useRef ? { refLogp: micro.map((r) => r.refLogprobs!) } : {}),
-            mask: micro.map((r) => r.lossMask),
-            advantages: micro.map((r) => r.tokenAdvantages ?? r.completionIds.map(() => r.advantage)),
-            ...(klMasks ? { klMask: micro.map((r) => klMasks.get(r)!) } : {}),
-            entropy,
-          },
-          { ...lossOptions, normalizer: norm },
-        );
-        const dl = onGrid(p, (b, j) => out.grad[b]![j]!);
-        let surrogate = sum(mul(logp, tensor(dl, [p.B, p.T])));
-        if (alg.loss.entropyCoef > 0) {
+        const ent = entropyGrid(logits, p.mask, T);
+        const entropy = micro.map((r, b) => r.completionIds.map((_, j) => ent[b * p.T + p.starts[b]! + j]!));
+        let { surrogate, metrics } = policySurrogate(algorithm, logp, p, a.beta, norm, { ...(a.klMasks ? { klMasks: a.klMasks } : {}), entropy });
+        if (entropyCoef > 0) {
           // −α Σ m·w·H through the full softmax (§2.5): H = −Σ_v p log p of softmax(logits / T)
-          const weights = onGrid(p, (b, j) => micro[b]!.lossMask[j]! * tokenWeight(alg.loss.aggregation, seqTokens(micro[b]!), norm, tc.maxCompletionTokens));
+          const weights = onGrid(p, (b, j) => micro[b]!.lossMask[j]! * tokenWeight(aggregation, seqTokens(micro[b]!), norm, maxTokens));
           const z = div(logits, T);
           const H = neg(sum(mul(softmax(z, -1), logSoftmax(z, -1)), -1)); // H: (B, T)
-          surrogate = sub(surrogate, mul(sum(mul(H, tensor(weights, [p.B, p.T]))), alg.loss.entropyCoef));
+          surrogate = sub(surrogate, mul(sum(mul(H, tensor(weights, [p.B, p.T]))), entropyCoef));
         }
         surrogate.backward();
-        acc.add(out.metrics, p.mask);
+        acc.add(metrics, p.mask);
         if (iter === 0) {
           for (let k = 0; k < p.mask.length; k++) if (p.mask[k]) firstPassMaxDiff = Math.max(firstPassMaxDiff, Math.abs(logp.data[k]! - p.oldLogp[k]!));
         }
@@ -116,8 +125,7 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
   }
   if (firstPassMaxDiff > 1e-2) a.warn(`mismatch/logpDiffMax = ${firstPassMaxDiff.toFixed(4)} > 1e-2 between sampler and trainer log-probs (temperature or precision?)`);
   const seconds = (performance.now() - t0) / 1000;
-  const klMissing: Record<string, number> = klMasks ? { "kl/sectionMissingFrac": missingSections / Math.max(1, a.rollouts.length) } : {};
-  return { ...acc.result(), ...klMissing, "mismatch/logpDiffMax": firstPassMaxDiff, "perf/trainTokensPerSec": trainedTokens / Math.max(1e-9, seconds), "time/update": seconds };
+  return { ...acc.result(), "mismatch/logpDiffMax": firstPassMaxDiff, "perf/trainTokensPerSec": trainedTokens / Math.max(1e-9, seconds), "time/update": seconds };
 }
 
 function seqTokens(r: Rollout): number {

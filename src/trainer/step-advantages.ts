@@ -1,33 +1,23 @@
 /**
- * From scored groups to the optimizer batch: reward shaping (DAPO overlong term §8.4, truncation policy §4, KL in
- * the reward §2.4), the null-reward rules (§1.6), advantages from `src/algorithms` over the whole rollout batch,
- * and the zero-variance group policy (§1.7). The advantage maths itself lives in `computeAdvantages`; this file
- * only decides which completions enter it and which enter the loss.
+ * From scored groups to the optimizer batch: the trainer's adapter between rollout records and the algorithm that
+ * `buildAlgorithm` returned. Reward shaping, advantages (KL in the reward, reward-term aggregation) and the
+ * zero-variance group policy are the algorithm's; this file reads rollouts into numbers, writes the results back
+ * (`reward`, `terms`, `lossMask`, `advantage`, `tokenAdvantages`), and enforces the null-reward rules with errors
+ * that name the task and the checker (§1.6).
  */
 import { ConfigError } from "../util/index.js";
-import { computeAdvantages } from "../algorithms/index.js";
+import { advantageMetrics, isInformative, type Algorithm, type CompletionNumbers } from "../algorithms/index.js";
 import type { Rollout, RolloutGroup } from "../rollout/types.js";
 import type { Task } from "../tasks/types.js";
 import type { AlgorithmConfig } from "./config.js";
 
-/** Adds the overlong term and applies the truncation policy, in place. */
-export function shapeRewards(groups: readonly RolloutGroup[], alg: AlgorithmConfig, maxTokens: number): void {
+/** Applies the algorithm's reward shaping (overlong term, truncation policy) to every rollout, in place. */
+export function shapeRewards(groups: readonly RolloutGroup[], algorithm: Algorithm): void {
   for (const r of groups.flatMap((g) => g.rollouts)) {
-    if (alg.overlong.enabled) {
-      const lc = alg.overlong.bufferFrac * maxTokens;
-      const L = r.completionIds.length;
-      // r_len = 0 up to L_max − L_c, then (L_max − L_c − L)/L_c down to −1 at L_max (§8.4)
-      const pen = L <= maxTokens - lc ? 0 : L > maxTokens ? -1 : (maxTokens - lc - L) / lc;
-      r.terms.overlong = pen;
-      if (r.reward !== null) r.reward += pen;
-    }
-    if (r.finishReason === "length") {
-      if (alg.truncated === "mask") r.lossMask = r.lossMask.map(() => 0);
-      if (alg.truncated === "zeroReward" && r.reward !== null) {
-        r.reward = 0;
-        for (const k of Object.keys(r.terms)) r.terms[k] = 0;
-      }
-    }
+    const s = algorithm.shapeReward({ reward: r.reward, terms: r.terms, length: r.completionIds.length, truncated: r.finishReason === "length" });
+    r.reward = s.reward;
+    r.terms = s.terms;
+    if (s.maskAll) r.lossMask = r.lossMask.map(() => 0);
   }
 }
 
@@ -44,8 +34,24 @@ export function checkNulls(groups: readonly RolloutGroup[], nulls: AlgorithmConf
   }
 }
 
+/** KL section masks s(t) by rollout (partial KL), when the algorithm has sections. */
+export type KlMasks = ReadonlyMap<Rollout, readonly number[]>;
+
+/** A rollout as the algorithm's pure functions read it. */
+export function numbersOf(r: Rollout, klMasks?: KlMasks): CompletionNumbers {
+  const s = klMasks?.get(r);
+  return {
+    reward: r.reward,
+    terms: r.terms,
+    mask: r.lossMask,
+    oldLogp: r.samplerLogprobs,
+    ...(r.refLogprobs ? { refLogp: r.refLogprobs } : {}),
+    ...(s ? { klMask: s } : {}),
+  };
+}
+
 /** The optimizer batch and the advantage/group metrics of a step. */
-export interface AdvantageResult {
+export interface StepAdvantages {
   /** Rollouts that enter the loss (nulls and dropped groups removed), with `advantage` set. */
   rollouts: Rollout[];
   /** Groups with n_g ≥ 2 and non-zero spread. */
@@ -58,18 +64,8 @@ export interface AdvantageResult {
  * Sets `advantage` on every rollout (0 for nulls) and returns the ones that enter the loss. With `resample`, at
  * most `wantGroups` informative groups are kept, in generation order (§1.7).
  */
-export function assignAdvantages(groups: readonly RolloutGroup[], alg: AlgorithmConfig, beta: number, wantGroups: number, correctTerm = "correct"): AdvantageResult {
-  const rewards = groups.map((g) => g.rollouts.map((r) => r.reward));
-  const lengths = groups.map((g) => g.rollouts.map((r) => r.lossMask.reduce((a, b) => a + b, 0)));
-  const klInReward = alg.kl.placement === "reward" && beta > 0 ? { beta, k1: groups.map((g) => g.rollouts.map(k1PerToken)) } : undefined;
-  const res = computeAdvantages(rewards, {
-    ...alg.advantage,
-    zeroStd: alg.zeroStd.policy,
-    onNull: alg.nulls.onNull,
-    maxNullFrac: alg.nulls.maxNullFrac,
-    lengths,
-    ...(klInReward ? { klInReward } : {}),
-  });
+export function assignAdvantages(groups: readonly RolloutGroup[], algorithm: Algorithm, beta: number, wantGroups: number, klMasks?: KlMasks): StepAdvantages {
+  const res = algorithm.advantages(groups.map((g) => g.rollouts.map((r) => numbersOf(r, klMasks))), beta);
   groups.forEach((g, i) =>
     g.rollouts.forEach((r, j) => {
       r.advantage = r.reward === null ? 0 : res.advantages[i]![j]!;
@@ -77,35 +73,12 @@ export function assignAdvantages(groups: readonly RolloutGroup[], alg: Algorithm
       if (ta && ta.length) r.tokenAdvantages = ta;
     }),
   );
-
-  // Informative groups (n_g ≥ 2, spread > 0); with resample keep the first `wantGroups` in generation order (§1.7)
-  const informative = groups.map((_, i) => rewards[i]!.filter((x) => x !== null).length >= 2 && !res.zeroStdGroups[i]);
-  let n = 0;
-  const keepGroup = groups.map((_, i) => alg.zeroStd.policy !== "resample" || (informative[i]! && n++ < wantGroups));
-  const rollouts = groups.flatMap((g, i) => (keepGroup[i] ? g.rollouts.filter((_, j) => res.keep[i]![j]) : []));
-  const binary = (v: number | undefined) => v === 0 || v === 1;
-  const allBinary = groups.every((g) => g.rollouts.every((r) => r.reward === null || binary(r.terms[correctTerm])));
-  const a = rollouts.map((r) => r.advantage);
-  const meanA = a.length ? a.reduce((s, x) => s + x, 0) / a.length : 0;
-  const metrics: Record<string, number> = {
-    ...res.metrics,
-    "adv/mean": meanA,
-    "adv/std": a.length ? Math.sqrt(a.reduce((s, x) => s + (x - meanA) ** 2, 0) / a.length) : 0,
-    "adv/absMean": a.length ? a.reduce((s, x) => s + Math.abs(x), 0) / a.length : 0,
-    "adv/min": a.length ? Math.min(...a) : 0,
-    "adv/max": a.length ? Math.max(...a) : 0,
+  const rewards = groups.map((g) => g.rollouts.map((r) => r.reward));
+  const selected = algorithm.selectGroups(rewards, wantGroups);
+  const rollouts = selected.flatMap((i) => groups[i]!.rollouts.filter((_, j) => res.keep[i]![j]));
+  return {
+    rollouts,
+    informativeGroups: rewards.filter(isInformative).length,
+    metrics: { ...res.metrics, ...advantageMetrics(rollouts.map((r) => r.advantage)) },
   };
-  if (allBinary && groups.length > 0) {
-    const scored = groups.map((g) => g.rollouts.filter((r) => r.reward !== null));
-    metrics["groups/allCorrectFrac"] = scored.filter((g) => g.length > 0 && g.every((r) => r.terms[correctTerm] === 1)).length / groups.length;
-    metrics["groups/allWrongFrac"] = scored.filter((g) => g.length > 0 && g.every((r) => r.terms[correctTerm] === 0)).length / groups.length;
-  }
-  return { rollouts, informativeGroups: informative.filter(Boolean).length, metrics };
-}
-
-/** k1(t) = lp_old − lp_ref per completion token, times the loss mask (KL in the reward, §2.4). */
-function k1PerToken(r: Rollout): number[] {
-  const ref = r.refLogprobs;
-  if (!ref) return r.completionIds.map(() => 0);
-  return r.completionIds.map((_, t) => r.lossMask[t]! * (r.samplerLogprobs[t]! - ref[t]!));
 }

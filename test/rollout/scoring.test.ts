@@ -6,6 +6,7 @@ import type { Example, Task } from "../../src/tasks/types.js";
 import type { RewardResult } from "../../src/rewards/types.js";
 import { assignAdvantages, checkNulls } from "../../src/trainer/step-advantages.js";
 import { resolveConfig } from "../../src/trainer/recipe.js";
+import { buildAlgorithm } from "../../src/algorithms/index.js";
 import { rewardMetrics } from "../../src/trainer/step-metrics.js";
 
 const example: Example<string> = { id: "t/train/0", prompt: "2+2=", gold: "4", goldCompletion: "4" };
@@ -49,7 +50,7 @@ describe("scoreGroups", () => {
     await scoreGroups(task, new Map([[example.id, example]]), [g]);
     const alg = resolveConfig({ model: { type: "checkpoint", path: "/x" }, task: { name: "addition" } }).algorithm;
     checkNulls([g], alg.nulls, task); // 1 of 5 is under maxNullFrac: no throw
-    const res = assignAdvantages([g], alg, 0, 1);
+    const res = assignAdvantages([g], buildAlgorithm(alg, { maxCompletionTokens: 8 }), 0, 1);
     expect(g.rollouts[1]!.advantage).toBe(0);
     expect(res.rollouts).toHaveLength(4);
     expect(res.rollouts.map((r) => r.advantage).reduce((a, b) => a + b, 0)).toBeCloseTo(0, 12);

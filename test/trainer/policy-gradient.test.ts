@@ -11,7 +11,7 @@ import { Transformer, tokenLogprobs } from "../../src/models/transformer.js";
 import { parseTransformerConfig } from "../../src/models/config.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
 import { Rng } from "../../src/util/index.js";
-import { computeAdvantages } from "../../src/algorithms/index.js";
+import { buildAlgorithm, computeAdvantages } from "../../src/algorithms/index.js";
 import { resolveConfig } from "../../src/trainer/recipe.js";
 import { buildOptimizer, trainableParams } from "../../src/trainer/model-setup.js";
 import { updatePolicy } from "../../src/trainer/policy-update.js";
@@ -107,8 +107,9 @@ function grpoUpdate(G: number, shuffle: boolean): { delta: number[]; gradJ: numb
     train: { lr: 1, maxCompletionTokens: 2, microBatchSize: 1024, maxGradNorm: null, optimizer: { type: "sgd", momentum: 0 } },
   });
   updatePolicy({
-    model, optimizer: buildOptimizer(config.train, model), params, rollouts, config, beta: 0, lr: 1,
-    rng: new Rng(0), useRef: false, padId: tok.padId, tokenizer: tok, warn: () => {},
+    model, optimizer: buildOptimizer(config.train, model), params, rollouts, beta: 0, lr: 1,
+    algorithm: buildAlgorithm(config.algorithm, { maxCompletionTokens: 2 }), train: config.train, temperature: 1,
+    rng: new Rng(0), padId: tok.padId, warn: () => {},
   });
   const delta = flat(model).map((x, i) => x - theta0[i]!);
   const norm = Math.sqrt(delta.reduce((s, x) => s + x * x, 0));
