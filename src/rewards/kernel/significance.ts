@@ -33,7 +33,7 @@ export interface SignificanceOptions {
 }
 
 /** Defaults of the pay rule. */
-export const DEFAULT_SIGNIFICANCE: SignificanceOptions = { confidence: 0.99, deadBand: 0.1, resamples: 2000 };
+export const DEFAULT_SIGNIFICANCE: SignificanceOptions = { confidence: 0.95, deadBand: 0.1, resamples: 2000 };
 
 /** The outcome of the pay rule. */
 export interface Significance {

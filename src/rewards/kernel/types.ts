@@ -89,7 +89,7 @@ export interface TimingProfile {
 export const PROFILES: Record<"paper" | "train" | "test", TimingProfile> = {
   paper: { warmupCalls: 200, warmupMs: 10_000, measureMs: 30_000, minIters: 100, maxIters: 1_000_000, exactIters: 100, toleranceIters: 20 },
   train: { warmupCalls: 100, warmupMs: 2_000, measureMs: 5_000, minIters: 30, maxIters: 100_000, exactIters: 20, toleranceIters: 10 },
-  test: { warmupCalls: 40, warmupMs: 40, measureMs: 150, minIters: 12, maxIters: 400, exactIters: 3, toleranceIters: 3 },
+  test: { warmupCalls: 40, warmupMs: 40, measureMs: 150, minIters: 30, maxIters: 400, exactIters: 3, toleranceIters: 3 },
 };
 
 /** One anti-cheat or correctness check and its outcome. */
