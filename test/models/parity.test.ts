@@ -1,7 +1,9 @@
 /**
  * Parity with PyTorch/transformers: the tiny Llama and Qwen2 checkpoints in test/fixtures/parity were made by
- * scripts/make-parity-fixture.py with random weights; expected.safetensors holds the logits, the mean
- * cross-entropy loss and its gradient wrt a few parameters for a fixed batch. No Python is needed here.
+ * scripts/make-parity-fixture.py with random weights, and the GPT-2 one (transformers' GPT2LMHeadModel, its weights
+ * rewritten into rlvr's gpt2 layout) by scripts/make-gpt2-parity-fixture.py; expected.safetensors holds the
+ * logits, the mean cross-entropy loss and its gradient wrt a few parameters for a fixed batch. No Python is
+ * needed here.
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
@@ -19,7 +21,7 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 describe.each(availableBackends() as BackendName[])("parity with transformers (%s backend)", (backendName) => {
-  describe.each(["llama", "qwen2"])("%s", (name) => {
+  describe.each(["llama", "qwen2", "gpt2"])("%s", (name) => {
     it("matches logits, loss and gradients to 1e-4", () => {
       setBackend(backendName);
       const dir = join(FIXTURES, name);
