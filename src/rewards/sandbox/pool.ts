@@ -93,10 +93,12 @@ export function moduleUrl(relativeNoExt: string, base: string = import.meta.url)
   return new URL(relativeNoExt + SOURCE_EXT, base).href;
 }
 
-/** The first informative line of a crashed worker's stderr (V8's fatal-error report), for the job's error. */
+/** What a crashed worker's stderr (V8's fatal-error report) says, in one line, for the job's error. */
 function crashLine(stderr: string): string {
+  // V8's heap-limit abort prints "CALL_AND_RETRY_LAST" and "is_heap_oom = 1" rather than a sentence.
+  if (/is_heap_oom = 1|CALL_AND_RETRY_LAST|heap out of memory|Reached heap limit/i.test(stderr)) return "V8 ran out of memory";
   const lines = stderr.split("\n").map((l) => l.replace(/^#\s*/, "").trim());
-  return lines.find((l) => /fatal|out of memory|heap limit|invalid (array|table|size)|abort/i.test(l)) ?? lines.find((l) => l) ?? "";
+  return lines.find((l) => /fatal|out of memory|invalid (array|table|size)|abort/i.test(l)) ?? lines.find((l) => l) ?? "";
 }
 
 /** A pool of worker processes running reward jobs. */

@@ -120,7 +120,7 @@ function intlClockScript(): string {
     if (typeof Intl !== "object" || typeof Intl.DateTimeFormat !== "function") return;
     const FIXED = ${FIXED_TIME_MS}, apply = Reflect.apply, proto = Intl.DateTimeFormat.prototype;
     const formatGetter = Object.getOwnPropertyDescriptor(proto, "format").get;
-    const formatToParts = proto.formatToParts;
+    const realFormatToParts = proto.formatToParts;
     Object.defineProperty(proto, "format", {
       configurable: true,
       get() {
@@ -131,7 +131,7 @@ function intlClockScript(): string {
     Object.defineProperty(proto, "formatToParts", {
       configurable: true,
       writable: true,
-      value: function formatToParts(date) { return apply(formatToParts, this, [date === undefined ? FIXED : date]); },
+      value: function formatToParts(date) { return apply(realFormatToParts, this, [date === undefined ? FIXED : date]); },
     });
   })();`;
 }

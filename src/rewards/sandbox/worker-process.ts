@@ -35,7 +35,7 @@ function execArgv(): string[] {
   return ["--import", pathToFileURL(loader).href];
 }
 
-/** Forks a worker process; `onExit` runs once when it has exited (for any reason) and been reaped. */
+/** Forks a worker process; `onExit` runs once when it has exited (for any reason), been reaped and its stderr read. */
 export function forkWorker(onExit: (why: string) => void): WorkerProcess {
   const child = fork(fileURLToPath(new URL(`./worker${SOURCE_EXT}`, HERE)), [], {
     execArgv: execArgv(),
@@ -54,7 +54,8 @@ export function forkWorker(onExit: (why: string) => void): WorkerProcess {
     exited = true;
     onExit(why);
   };
-  child.on("exit", (code, signal) => done(signal ? `signal ${signal}` : `exit code ${code}`));
+  // "close", not "exit": it comes after stderr has been read to its end, so the crash report is complete.
+  child.on("close", (code, signal) => done(signal ? `signal ${signal}` : `exit code ${code}`));
   child.on("error", (err) => {
     // A failed fork never emits "exit"; a failed kill or send does not end the process, so only a missing pid counts.
     if (child.pid === undefined) done(`could not start: ${err.message}`);
