@@ -136,8 +136,7 @@ export function structuralProbes(rng: Rng, s: MatmulShape): ProbeSpec[] {
     const r = rng.int(rows);
     let c = rng.int(cols);
     if (c === r && cols > 1) c = (c + 1) % cols;
-    const one = table(rows, cols, (rr, cc) => (rr === r && cc === c ? 2.5 : t(rr, cc)));
-    return one;
+    return table(rows, cols, (rr, cc) => (rr === r && cc === c ? 2.5 : t(rr, cc)));
   };
   const zeroRows = (rows: number, cols: number) => {
     const dead = Array.from({ length: rows }, () => rng.random() < 0.5);
@@ -152,7 +151,13 @@ export function structuralProbes(rng: Rng, s: MatmulShape): ProbeSpec[] {
     { label: "zero B", shape: s, a: table(s.m, s.k, normal), b: z },
     { label: "identity A", shape: s, a: eye, b: table(s.k, s.n, normal) },
     { label: "identity B", shape: s, a: table(s.m, s.k, normal), b: eye },
-    { label: "near-identity A", shape: s, a: near(s.m, s.k, 0), b: table(s.k, s.n, normal) },
+    // One off-diagonal entry at a random position (twice): a kernel that decides "identity" from a fixed sample of
+    // positions is wrong here unless both land in its sample; then a 5% dense perturbation.
+    { label: "near-identity A (one entry)", shape: s, a: near(s.m, s.k, 0), b: table(s.k, s.n, normal) },
+    { label: "near-identity A (another entry)", shape: s, a: near(s.m, s.k, 0), b: table(s.k, s.n, normal) },
+    { label: "near-identity A (5% off-diagonal)", shape: s, a: near(s.m, s.k, 0.05), b: table(s.k, s.n, normal) },
+    { label: "near-identity B (one entry)", shape: s, a: table(s.m, s.k, normal), b: near(s.k, s.n, 0) },
+    { label: "near-identity B (another entry)", shape: s, a: table(s.m, s.k, normal), b: near(s.k, s.n, 0) },
     { label: "near-identity B (5% off-diagonal)", shape: s, a: table(s.m, s.k, normal), b: near(s.k, s.n, 0.05) },
     { label: "zero rows of A", shape: s, a: zeroRows(s.m, s.k), b: table(s.k, s.n, normal) },
     { label: "zero columns of B", shape: s, a: table(s.m, s.k, normal), b: zeroCols(s.k, s.n) },
