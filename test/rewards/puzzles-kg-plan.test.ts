@@ -141,6 +141,12 @@ describe("conductor-plan (§8)", () => {
       const r = await rewards.score("conductor-plan", { completion: `<think>${PLAN}</think> done`, gold: { pool: 3, chain: { correct: true } } });
       expect(r.score).toBe(0);
     });
+    it("reasoning opened and never closed commits to nothing → 0 (G3, the shared answerRegion)", async () => {
+      const r = await rewards.score("conductor-plan", { completion: `<think>let me plan\n${PLAN}`, gold: { pool: 3, chain: { correct: true } } });
+      expect(r.score).toBe(0);
+      const open = await rewards.score("conductor-plan", { completion: PLAN, gold: { pool: 3, chain: { correct: true } } });
+      expect(open.score).toBe(1); // no think tags at all: the whole completion is the region
+    });
     it("empty subtasks or empty lists → 0", async () => {
       expect((await plan(PLAN.replace('"Solve"', '"  "'), { correct: true })).score).toBe(0);
       expect((await plan("model_id = []\nsubtasks = []\naccess_list = []", { correct: true })).score).toBe(0);
