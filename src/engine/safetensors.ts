@@ -73,7 +73,7 @@ export function decodeSafetensors(
       const bad = data.findIndex((v) => !Number.isFinite(v));
       if (bad >= 0) {
         throw new CheckpointError(`${source}: tensor "${e.name}" has a non-finite weight (${data[bad]}) at flat index ${bad}; `
-          + "a checkpoint with NaN/Inf weights is refused unless you allow it (allowNonFinite, --allow-non-finite)");
+          + "NaN/Inf weights are refused unless allowed (option allowNonFinite; rlvr eval/sample --allow-non-finite)");
       }
     }
     tensors[e.name] = { shape: e.shape, data, dtype: e.dtype };

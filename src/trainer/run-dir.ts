@@ -50,12 +50,20 @@ export class RunDir {
 
   /** Creates the folder and writes the resolved config; a folder that cannot be made is a RunDirError. */
   init(config: unknown): void {
-    try {
+    this.guard("create", () => {
       mkdirSync(this.checkpointsDir, { recursive: true });
       writeFileAtomic(this.configPath, JSON.stringify(config, null, 2) + "\n");
+    });
+  }
+
+  /** Runs file-system work on the folder; a refusal (EACCES, ENOTDIR, ENAMETOOLONG, ...) becomes a RunDirError. */
+  private guard<T>(verb: string, fn: () => T): T {
+    try {
+      return fn();
     } catch (err) {
+      if (err instanceof RlvrError) throw err;
       const e = err as NodeJS.ErrnoException;
-      throw new RunDirError(`cannot create the run folder ${this.root}: ${e.code ?? e.name}: ${e.message}; choose another outDir or name (--out-dir, --name)`, { cause: err });
+      throw new RunDirError(`cannot ${verb} the run folder ${this.root}: ${e.message}; choose another outDir or name (--out-dir, --name)`, { cause: err });
     }
   }
 
@@ -64,7 +72,7 @@ export class RunDir {
    * with the same recipe (ignoring train.steps); otherwise a RunDirError names what is there and nothing is touched.
    */
   startFresh(config: unknown, opts: { overwrite?: boolean } = {}): void {
-    const found = this.runFiles();
+    const found = this.guard("read", () => this.runFiles());
     if (found.length > 0 && !opts.overwrite && !this.sameRecipe(config)) {
       const steps = completeSteps(this.checkpointsDir);
       const what = `${found.join(", ")}${steps.length ? `; checkpoints up to step ${steps[steps.length - 1]}` : ""}`;
@@ -72,7 +80,7 @@ export class RunDir {
         + "Pass --overwrite (train option overwrite) to delete it and start over, resume it with its own recipe "
         + `(${this.configPath}), or choose another name or outDir (--name, --out-dir)`);
     }
-    this.reset();
+    this.guard("create", () => this.reset());
     this.init(config);
   }
 
@@ -101,7 +109,7 @@ export class RunDir {
   /** Removes what a killed process left: temporary files of atomic writes and checkpoint leftovers. */
   recover(): string[] {
     if (!existsSync(this.root)) return [];
-    try {
+    return this.guard("use", () => {
       const removed: string[] = [];
       for (const dir of [this.root, join(this.checkpointsDir, "start")]) {
         if (!existsSync(dir)) continue;
@@ -111,10 +119,7 @@ export class RunDir {
         }
       }
       return [...removed, ...recoverCheckpoints(this.checkpointsDir)];
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      throw new RunDirError(`cannot use the run folder ${this.root}: ${e.code ?? e.name}: ${e.message}; choose another outDir or name (--out-dir, --name)`, { cause: err });
-    }
+    });
   }
 
   /** True when the folder already holds a run (a config.json). */

@@ -267,6 +267,6 @@ function epochOrder(n: number, seed: number, epoch: number): number[] {
 function assertSameRecipe(run: RunDir, config: TrainConfig): void {
   const strip = (c: unknown) => JSON.stringify({ ...(c as TrainConfig), train: { ...(c as TrainConfig).train, steps: 0 } });
   if (strip(run.readConfig()) !== strip(config)) {
-    throw new ConfigError(`run folder ${run.root} was started with a different recipe; resume it with the same recipe, or start over (--no-resume) or use another name`);
+    throw new ConfigError(`run folder ${run.root} was started with a different recipe; resume it with the same recipe, or start over (--no-resume --overwrite) or use another name`);
   }
 }

@@ -32,13 +32,15 @@ export function register(program: Command): void {
     .option("--out-dir <dir>", "parent folder of the run folder", "runs")
     .option("--name <name>", "run name", "demo")
     .option("--set <field=value...>", "override recipe fields", [])
-    .action(withErrors(async (o: { outDir: string; name: string; set: string[] }) => {
+    .option("--overwrite", "let the demo delete an earlier run made with a different recipe in its run folder")
+    .action(withErrors(async (o: { outDir: string; name: string; set: string[]; overwrite?: boolean }) => {
       const recipe = join(packageRoot(), "recipes", "demo.yaml");
       const config = loadRecipe(recipe, { ...parseSets(o.set), outDir: o.outDir, name: o.name });
       const run = new RunDir(join(config.outDir, config.name));
       const t0 = Date.now();
       const res = await train(config, {
         resume: false,
+        overwrite: o.overwrite === true,
         reporters: [consoleReporter(), jsonlReporter(run), svgReporter(run, `rlvr demo: GRPO on ${config.task.name}`)],
       });
       const key = `eval/${config.task.name}/pass@1`;

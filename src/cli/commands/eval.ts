@@ -13,7 +13,7 @@ import { evaluate } from "../../trainer/evaluate.js";
 /** Resolves a run folder (best, else newest checkpoint) or a model folder to the folder to load. */
 export function resolveModelDir(path: string, which?: string): { dir: string; config: ReturnType<typeof TrainConfigSchema.parse> | null } {
   if (existsSync(join(path, "config.json")) && existsSync(join(path, "checkpoints"))) {
-    const config = TrainConfigSchema.parse(JSON.parse(readFileSync(join(path, "config.json"), "utf8")));
+    const config = readRunConfig(join(path, "config.json"));
     const ck = join(path, "checkpoints");
     const dir = which ? join(ck, which) : existsSync(join(ck, "best")) ? join(ck, "best") : latestCheckpoint(ck) ?? join(ck, "start");
     if (!existsSync(dir)) throw new ConfigError(`${path}: no checkpoint "${which ?? "best"}" in ${ck}`);
@@ -21,6 +21,19 @@ export function resolveModelDir(path: string, which?: string): { dir: string; co
   }
   if (!existsSync(path)) throw new ConfigError(`${path}: no such run or checkpoint folder`);
   return { dir: path, config: null };
+}
+
+/** A run folder's config.json, validated; a file that is not one is a ConfigError naming it. */
+function readRunConfig(file: string): ReturnType<typeof TrainConfigSchema.parse> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid JSON (${(err as Error).message})`, { cause: err });
+  }
+  const r = TrainConfigSchema.safeParse(raw);
+  if (!r.success) throw new ConfigError(`${file}: not a run config: ${r.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ")}`);
+  return r.data;
 }
 
 /** Registers `eval`. */
@@ -37,13 +50,14 @@ export function register(program: Command): void {
     .option("--max-new-tokens <n>", "completion budget", (v) => Number(v))
     .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
     .option("--json", "print one JSON object instead of lines")
-    .action(withErrors(async (path: string, o: { checkpoint?: string; task?: string; examples?: number; temperature?: number; k?: number[]; maxNewTokens?: number; seed: number; json?: boolean }) => {
+    .option("--allow-non-finite", "load a checkpoint even if it has NaN/Inf weights")
+    .action(withErrors(async (path: string, o: { checkpoint?: string; task?: string; examples?: number; temperature?: number; k?: number[]; maxNewTokens?: number; seed: number; json?: boolean; allowNonFinite?: boolean }) => {
       const { dir, config } = resolveModelDir(path, o.checkpoint);
       const taskName = o.task ?? config?.task.name;
       if (!taskName) throw new ConfigError("eval: --task is required for a checkpoint folder outside a run");
       const task = getTask(taskName, config && taskName === config.task.name ? config.task.options : {});
       const examples = task.generate("test", o.examples ?? config?.eval.examples ?? 100, config?.task.seed ?? 0);
-      const { model, tokenizer } = loadModel(dir);
+      const { model, tokenizer } = loadModel(dir, { allowNonFinite: o.allowNonFinite === true });
       const res = await evaluate(model, tokenizer, task, examples, {
         temperature: o.temperature ?? config?.eval.temperature ?? 0,
         k: o.k ?? config?.eval.k ?? [1],

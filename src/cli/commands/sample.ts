@@ -22,9 +22,10 @@ export function register(program: Command): void {
     .option("--temperature <t>", "sampling temperature (0 = greedy)", (v) => Number(v), 1)
     .option("--max-new-tokens <n>", "completion budget (default: the run's, else the task's, else 64; capped by the model's context)", (v) => Number(v))
     .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
-    .action(withErrors(async (path: string, o: { prompt?: string; task?: string; count: number; n: number; temperature: number; maxNewTokens?: number; seed: number }) => {
+    .option("--allow-non-finite", "load a checkpoint even if it has NaN/Inf weights")
+    .action(withErrors(async (path: string, o: { prompt?: string; task?: string; count: number; n: number; temperature: number; maxNewTokens?: number; seed: number; allowNonFinite?: boolean }) => {
       const { dir, config } = resolveModelDir(path);
-      const { model, tokenizer } = loadModel(dir);
+      const { model, tokenizer } = loadModel(dir, { allowNonFinite: o.allowNonFinite === true });
       const taskName = o.task ?? (o.prompt ? undefined : config?.task.name);
       const optionsOf = (name: string) => (config && name === config.task.name ? config.task.options : {});
       const task = taskName ? getTask(taskName, optionsOf(taskName)) : null;
