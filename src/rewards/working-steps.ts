@@ -26,7 +26,7 @@ export interface WorkingGold {
 export const workingStepsOptions = z.object({}).strict();
 
 /** Longest working read (characters); a longer one is read up to here (a 1 MB completion is not a reason to hang). */
-const MAX_WORK_CHARS = 4096;
+export const MAX_WORK_CHARS = 4096;
 const EQUATION = /^\s*(\d{1,12})\s*([-+*/])\s*(\d{1,12})\s*=\s*(\d{1,12})\s*$/;
 
 /** One step of the working as written: its span in the completion and, when it parses, its numbers. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkWorking, workingStepsReward } from "../../src/rewards/working-steps.js";
+import { checkWorking, MAX_WORK_CHARS, workingStepsReward } from "../../src/rewards/working-steps.js";
 import { rewards } from "../../src/rewards/index.js";
 
 const gold = { steps: [5, 18] }; // "Pam has 3 cards, gets 2, gets 13. Now?" → 3+2=5,5+13=18
@@ -74,12 +74,17 @@ describe("working-steps: adversarial completions earn nothing they should not", 
     expect(checkWorking("3-8=5,5+13=18", gold.steps)).toMatchObject({ score: 0, reason: "step 1: false" });
   });
 
-  it("only the working before the first box is read; a megabyte completion returns quickly", () => {
+  it("only the working before the first box, and within MAX_WORK_CHARS, is read (work bounded by input size)", () => {
     expect(checkWorking("3+2=5,5+13=18 \\boxed{18} 1+1=2,9*9=81", gold.steps).score).toBe(1);
-    const t0 = performance.now();
     const r = checkWorking("3+2=5," + "1".repeat(1_000_000), gold.steps);
-    expect(performance.now() - t0).toBeLessThan(500);
     expect(r).toMatchObject({ score: 0.5, reason: "step 2: not an equation a op b = c" });
+    // The reader never looks past MAX_WORK_CHARS: whatever follows cannot change the result (nor cost time).
+    const head = "3+2=5," + "1".repeat(MAX_WORK_CHARS);
+    for (const tail of ["", ",5+13=18", "x".repeat(2_000_000), ",5+13=18 \\boxed{18}"]) {
+      expect(checkWorking(head + tail, gold.steps)).toEqual(checkWorking(head.slice(0, MAX_WORK_CHARS), gold.steps));
+    }
+    // ...while inside the window the same text is read.
+    expect(checkWorking("3+2=5,5+13=18", gold.steps).score).toBe(1);
   });
 
   it("a gold without steps is unscorable (null), never 0 or 1", async () => {
