@@ -28,6 +28,8 @@ export type MathNode =
   | { k: "rel"; items: MathNode[]; ops: string[] } // a < b <= c; ops in = < > <= >= != in
   | { k: "list"; items: MathNode[] } // bare top-level comma list
   | { k: "matrix"; rows: MathNode[][] }
+  | { k: "int"; v: string; body: MathNode; lo: MathNode; hi: MathNode } // definite integral; v is bound
+  | { k: "lim"; v: string; to: MathNode; side: "" | "+" | "-"; body: MathNode } // limit; v is bound
   | { k: "text"; s: string }
   | { k: "choice"; letter: string };
 
@@ -37,10 +39,27 @@ export class MathParseFail extends Error {}
 const ZERO = 0n;
 const ONE = 1n;
 
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Euclid's gcd; once both values fit in 53 bits it continues on doubles (V8's BigInt remainder is slow). */
 function gcd(a: bigint, b: bigint): bigint {
   if (a < ZERO) a = -a;
   if (b < ZERO) b = -b;
-  while (b !== ZERO) [a, b] = [b, a % b];
+  while (b !== ZERO) {
+    if (a <= SAFE && b <= SAFE) {
+      let x = Number(a);
+      let y = Number(b);
+      while (y !== 0) {
+        const t = x % y;
+        x = y;
+        y = t;
+      }
+      return BigInt(x);
+    }
+    const t = a % b;
+    a = b;
+    b = t;
+  }
   return a;
 }
 
@@ -142,6 +161,10 @@ export function show(node: MathNode): string {
       return node.items.map(show).join(", ");
     case "matrix":
       return `[${node.rows.map((r) => r.map(show).join(" & ")).join("; ")}]`;
+    case "int":
+      return `int(${show(node.body)},${node.v},${show(node.lo)},${show(node.hi)})`;
+    case "lim":
+      return `lim(${show(node.body)},${node.v},${show(node.to)}${node.side})`;
     case "text":
       return `text(${node.s})`;
     case "choice":

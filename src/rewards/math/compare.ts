@@ -4,10 +4,15 @@
  * containers (sets as multisets, tuples ordered, intervals with openness, matrices element-wise), numbers (exact for
  * two exact values, D-M4 rounding when either side is a decimal, D-M6 significant figures for tiny golds, D-M5
  * percent readings), then seeded probing for symbolic expressions (D-M8). Deliberately asymmetric where the spec is.
+ * Issue 11 rules: a relation in the prediction is paid only as a claim about an unknown (`claimProblem`); two percent
+ * signs are compared as written; braces are sets (repeats collapse); choice letters ignore case; one comparison
+ * spends at most MATH_WORK_LIMIT units (budget.ts) and ends "not equal" (rule `work-limit`) past it.
  */
-import { type MathNode, req, rroundScaled, rtoNumber, show } from "./ast.js";
-import { close, evalExact, evalFloat, freeSymbols, hasDecimal, probeEnvs } from "./evaluate.js";
+import { MathParseFail, type MathNode, req, rroundScaled, rtoNumber, show } from "./ast.js";
+import { Work, WorkLimitExceeded } from "./budget.js";
+import { APPROX_TOLERANCE, evalExact, evalFloat, freeSymbols, hasDecimal, isApproximate } from "./evaluate.js";
 import type { ParsedAnswer } from "./normalize.js";
+import { close, isConstantValued, probeEnvs, probeEqual } from "./probe.js";
 
 /** Options that change what counts as equal (defaults from the spec). */
 export interface CompareOptions {
@@ -17,10 +22,11 @@ export interface CompareOptions {
   allowSetRelation: "never" | "unambiguous" | "always";
 }
 
-/** Result of one comparison: whether it passed and the rule that decided. */
+/** Result of one comparison: whether it passed, the rule that decided, and the work units it spent. */
 export interface CompareResult {
   equal: boolean;
   rule: string;
+  work: number;
 }
 
 interface Interval {
@@ -106,17 +112,29 @@ function asInterval(n: MathNode): Interval | null {
 const unambiguousInterval = (n: MathNode): boolean =>
   n.k === "union" || (n.k === "tuple" && n.items.length === 2 && (n.open !== "(" || n.close !== ")" || n.items.some(isInfinite)));
 
-/** Compares two answers, gold first. */
-export function compareAnswers(gold: ParsedAnswer, pred: ParsedAnswer, opts: CompareOptions): CompareResult {
-  if (gold.unit && pred.unit && gold.unit !== pred.unit) return { equal: false, rule: "unit-mismatch" };
-  const c = new Comparator(opts);
-  const equal = c.top(expand(gold.node), expand(pred.node));
-  return { equal, rule: c.rule };
+/** Compares two answers, gold first, within one work budget (a fresh meter unless one is given). */
+export function compareAnswers(gold: ParsedAnswer, pred: ParsedAnswer, opts: CompareOptions, w = new Work()): CompareResult {
+  if (gold.unit && pred.unit && gold.unit !== pred.unit) return { equal: false, rule: "unit-mismatch", work: w.used };
+  const c = new Comparator(opts, w);
+  try {
+    const equal = c.top(expand(gold.node), expand(pred.node));
+    return { equal, rule: c.rule, work: w.used };
+  } catch (err) {
+    if (err instanceof WorkLimitExceeded) return { equal: false, rule: "work-limit", work: w.used };
+    if (err instanceof MathParseFail || err instanceof RangeError) return { equal: false, rule: "evaluation-error", work: w.used };
+    throw err;
+  }
+}
+
+/** The letter of a choice, or of a one-letter symbol (so `b` and `(B)` compare as choices). */
+function letterOf(n: MathNode): string | null {
+  if (n.k === "choice") return n.letter.toUpperCase();
+  return n.k === "sym" && /^[a-zA-Z]$/.test(n.name) ? n.name.toUpperCase() : null;
 }
 
 class Comparator {
   rule = "none";
-  constructor(private readonly opts: CompareOptions) {}
+  constructor(private readonly opts: CompareOptions, private readonly w: Work) {}
 
   private decide(rule: string, equal: boolean): boolean {
     this.rule = rule;
@@ -126,9 +144,16 @@ class Comparator {
   top(g: MathNode, p: MathNode): boolean {
     if (show(g) === show(p)) return this.decide("structural", true);
     if (g.k === "text" || p.k === "text") return this.decide("text", g.k === "text" && p.k === "text" && g.s === p.s);
-    if (g.k === "choice" || p.k === "choice") return this.decide("choice", g.k === "choice" && p.k === "choice" && g.letter === p.letter);
+    if (g.k === "choice" || p.k === "choice") {
+      const gl = letterOf(g);
+      return this.decide("choice", gl !== null && gl === letterOf(p));
+    }
     // Relations (§1.3 rule 3).
-    if (g.k !== "rel" && isEquationChain(p)) return this.top(g, expand(p.items[p.items.length - 1]!));
+    if (g.k !== "rel" && isEquationChain(p)) {
+      const problem = this.claimProblem(p);
+      if (problem) return this.decide(problem, false);
+      return this.top(g, expand(p.items[p.items.length - 1]!));
+    }
     if (isAssignment(g) && p.k !== "rel") return this.top(expand(g.items[1]!), p);
     if (g.k === "rel" && p.k === "rel") return this.relations(g, p);
     if (g.k === "rel") {
@@ -146,6 +171,25 @@ class Comparator {
       return this.decide("interval-vs-relation", false);
     }
     return this.containers(g, p);
+  }
+
+  /**
+   * Why a prediction chain `L0 = L1 = … = Ln` may not be paid as its last side (null when it may). It is an answer
+   * only when L0 names an unknown: it has a free symbol and is not constant in it (`x`, `a+2z`, `2x+z`; not `41`,
+   * `1+1`, `\pi` or `0x+41`). Its closed sides (no free symbols) must all be equal: `x = 41 = 42` asserts a
+   * falsehood. `\in` is paid only as `x \in S` with a bare variable.
+   */
+  private claimProblem(p: Extract<MathNode, { k: "rel" }>): string | null {
+    const left = p.items[0]!;
+    if (p.ops.includes("in") && (p.ops.length !== 1 || left.k !== "sym")) return "relation-claim";
+    const syms = [...freeSymbols(left)];
+    if (syms.length === 0) return "closed-relation";
+    if (left.k !== "sym" && isConstantValued(left, syms, this.w)) return "closed-relation";
+    const closed = p.items.slice(1).filter((it) => freeSymbols(it).size === 0);
+    for (let i = 1; i < closed.length; i++) {
+      if (!new Comparator(this.opts, this.w).top(closed[0]!, closed[i]!)) return "contradictory-relation";
+    }
+    return null;
   }
 
   private relations(g: Extract<MathNode, { k: "rel" }>, p: Extract<MathNode, { k: "rel" }>): boolean {
@@ -178,8 +222,8 @@ class Comparator {
     let ratio: number | null = null;
     let valid = 0;
     for (const env of probeEnvs(sg)) {
-      const a = evalFloat(fg, env);
-      const b = evalFloat(fp, env);
+      const a = evalFloat(fg, env, this.w);
+      const b = evalFloat(fp, env, this.w);
       if (Number.isFinite(a) !== Number.isFinite(b)) return this.decide("equation-domain", false);
       if (!Number.isFinite(a)) continue;
       if (Math.abs(b) < 1e-12) {
@@ -203,6 +247,8 @@ class Comparator {
     if (gItems) {
       const pItems = p.k === "set" || p.k === "list" ? p.items : gItems.length === 1 ? [p] : null;
       if (!pItems) return this.decide("set-vs-value", false);
+      // Braces are a set: repeated elements collapse on both sides. A gold bare list stays a multiset.
+      if (g.k === "set") return this.decide("set", this.multiset(this.distinct(gItems), this.distinct(pItems)));
       return this.decide("set", this.multiset(gItems, pItems));
     }
     if (g.k === "tuple") {
@@ -232,51 +278,63 @@ class Comparator {
     if (gs.length !== ps.length) return false;
     const used = new Array<boolean>(ps.length).fill(false);
     for (const g of gs) {
-      const j = ps.findIndex((p, k) => !used[k] && new Comparator(this.opts).top(expand(g), expand(p)));
+      const j = ps.findIndex((p, k) => !used[k] && new Comparator(this.opts, this.w).top(expand(g), expand(p)));
       if (j < 0) return false;
       used[j] = true;
     }
     return true;
   }
 
-  /** Scalar expressions, with the two readings of a percent (D-M5). */
+  /** The items with later repeats (equal by the comparison rules) removed. */
+  private distinct(items: MathNode[]): MathNode[] {
+    const out: MathNode[] = [];
+    for (const it of items) {
+      if (!out.some((o) => new Comparator(this.opts, this.w).top(expand(o), expand(it)))) out.push(it);
+    }
+    return out;
+  }
+
+  /**
+   * Scalar expressions and percent signs (D-M5, issue 11). Two percent signs are compared as written (`20\%` is
+   * never `0.2\%`). A sign on one side only gives two readings: the value (`20\%` = 0.2) and the spec's D-M5
+   * reading for labels that drop the sign (`20\%` = 20). One side's sign is never read while the other's is dropped.
+   */
   private scalar(g: MathNode, p: MathNode): boolean {
-    const gAlts = g.k === "pct" ? [g.a, g] : [g];
-    const pAlts = p.k === "pct" ? [p.a, p] : [p];
-    for (const a of gAlts) for (const b of pAlts) if (this.value(a, b)) return true;
-    return false;
+    if (g.k === "pct" && p.k === "pct") return this.value(g.a, p.a);
+    if (g.k === "pct") return this.value(g, p) || this.value(g.a, p);
+    if (p.k === "pct") return this.value(g, p) || this.value(g, p.a);
+    return this.value(g, p);
   }
 
   private value(g: MathNode, p: MathNode): boolean {
     const sg = [...freeSymbols(g)].sort();
     const sp = [...freeSymbols(p)].sort();
-    if (sg.join() !== sp.join()) return this.decide("symbols", false);
+    const tol = isApproximate(g) || isApproximate(p) ? APPROX_TOLERANCE : 1e-9;
+    if (sg.join() !== sp.join()) {
+      // An unsimplified constant (`\sin^2 x+\cos^2 x` for 1) is probed, wide points included; two different
+      // symbol sets are different answers (`2x` is not `2y`).
+      if (sg.length > 0 && sp.length > 0) return this.decide("symbols", false);
+      const r = probeEqual(g, p, sg.length ? sg : sp, this.w, { wide: true, tol });
+      return this.decide("probe-constant", r === "equal");
+    }
     if (sg.length === 0) return this.numeric(g, p);
     if (canon(g) === canon(p)) return this.decide("structural", true);
-    let valid = 0;
-    for (const env of probeEnvs(sg)) {
-      const a = evalFloat(g, env);
-      const b = evalFloat(p, env);
-      if (Number.isFinite(a) !== Number.isFinite(b)) return this.decide("probe-domain", false);
-      if (!Number.isFinite(a)) continue;
-      if (!close(a, b, 1e-9)) return this.decide("probe", false);
-      valid++;
-    }
-    return this.decide("probe", valid >= 4);
+    const r = probeEqual(g, p, sg, this.w, { wide: false, tol });
+    return this.decide(r === "domain" ? "probe-domain" : "probe", r === "equal");
   }
 
   private numeric(g: MathNode, p: MathNode): boolean {
-    const ge = evalExact(g);
-    const pe = evalExact(p);
+    const ge = evalExact(g, this.w);
+    const pe = evalExact(p, this.w);
     const dec = hasDecimal(g) || hasDecimal(p);
     if (!dec && ge && pe) return this.decide("exact", req(ge, pe));
-    const gf = ge ? rtoNumber(ge) : evalFloat(g, {});
-    const pf = pe ? rtoNumber(pe) : evalFloat(p, {});
+    const gf = ge ? rtoNumber(ge) : evalFloat(g, {}, this.w);
+    const pf = pe ? rtoNumber(pe) : evalFloat(p, {}, this.w);
     if (!Number.isFinite(gf) || !Number.isFinite(pf)) {
       const bothInf = Math.abs(gf) === Infinity && gf === pf && isInfinite(g) && isInfinite(p);
       return this.decide("non-finite", bothInf);
     }
-    if (!dec) return this.decide("numeric", close(gf, pf, 1e-12));
+    if (!dec) return this.decide("numeric", close(gf, pf, isApproximate(g) || isApproximate(p) ? APPROX_TOLERANCE : 1e-12));
     if (gf !== 0 && Math.abs(gf) < 1e-4) return this.decide("significant-figures", Number(gf.toPrecision(6)) === Number(pf.toPrecision(6)));
     const places = this.opts.floatRounding;
     if (ge && pe) return this.decide("rounding", rroundScaled(ge, places) === rroundScaled(pe, places));

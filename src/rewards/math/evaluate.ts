@@ -2,17 +2,31 @@
  * Evaluation of maths nodes: exact (rational, BigInt) where the value is rational, floating point otherwise, and
  * seeded numeric probing for expressions with free symbols (D-M8). Departure from the spec: "high precision" is
  * IEEE double (about 16 digits) rather than 30 digits; the acceptance tolerance (1e-12 relative) is well above it.
- * Work is bounded: exact powers by D-M10 (ast.ts), factorials to 1,000 exactly and 170 in floating point.
+ * Work is bounded twice (D-M10, issue 11): by size (exact results stop at MAX_EXACT_BITS, about 10,000 digits, and
+ * fall back to floating point; factorials to 1,000 exactly and 170 in floating point; a float binomial C(n, k) with
+ * min(k, n-k) ≥ 1,024 is at least 2^1024, so it is +Infinity without a loop) and by work: every node visit and every
+ * BigInt operation spends units from one Work meter (budget.ts), which throws past its limit.
  */
-import { Rng } from "../../util/index.js";
-import { type MathNode, type Rational, R1, radd, rdiv, rmul, rpow, rat, risInt, rtoNumber } from "./ast.js";
+import {
+  bitLength, MAX_EXACT_BITS, type MathNode, type Rational, R1, radd, rdiv, rmul, rpow, rat, risInt, rtoNumber,
+} from "./ast.js";
+import { NODE_COST, Work } from "./budget.js";
+import { detExact, detFloat, integrate, limit } from "./numeric.js";
 
 /** Symbols that are constants, not free variables. */
 const CONSTANTS = new Set(["pi", "e", "inf"]);
 
-/** Free symbols of a node (constants excluded), sorted. */
+/** Free symbols of a node (constants and bound variables of integrals and limits excluded). */
 export function freeSymbols(node: MathNode, out = new Set<string>()): Set<string> {
   switch (node.k) {
+    case "int":
+    case "lim": {
+      const inner = freeSymbols(node.body);
+      inner.delete(node.v);
+      for (const x of inner) out.add(x);
+      for (const b of node.k === "int" ? [node.lo, node.hi] : [node.to]) freeSymbols(b, out);
+      break;
+    }
     case "sym":
       if (!CONSTANTS.has(node.name)) out.add(node.name);
       break;
@@ -71,63 +85,114 @@ export function hasDecimal(node: MathNode): boolean {
     case "div":
     case "pow":
       return hasDecimal(node.a) || hasDecimal(node.b);
+    case "int":
+      return hasDecimal(node.body) || hasDecimal(node.lo) || hasDecimal(node.hi);
+    case "lim":
+      return hasDecimal(node.body) || hasDecimal(node.to);
     default:
       return false;
   }
 }
 
-/** Exact rational value, or null when the value is not rational or is too large to compute exactly. */
-export function evalExact(node: MathNode): Rational | null {
+/** True when the value comes from quadrature or a limit (compared at APPROX_TOLERANCE, not 1e-12). */
+export function isApproximate(node: MathNode): boolean {
+  switch (node.k) {
+    case "int":
+    case "lim":
+      return true;
+    case "add":
+    case "mul":
+    case "fn":
+      return node.args.some(isApproximate);
+    case "neg":
+    case "pct":
+      return isApproximate(node.a);
+    case "div":
+    case "pow":
+      return isApproximate(node.a) || isApproximate(node.b);
+    default:
+      return false;
+  }
+}
+
+/** Relative tolerance for values computed by quadrature or extrapolation (their own accuracy is 1e-10). */
+export const APPROX_TOLERANCE = 1e-9;
+
+/** A rational within the digit budget, or null (the caller falls back to floating point). */
+const sized = (r: Rational): Rational | null => (bitLength(r.n) + bitLength(r.d) > MAX_EXACT_BITS ? null : r);
+
+/**
+ * Exact rational value, or null when the value is not rational or is too large to compute exactly (D-M10). Every
+ * node and BigInt operation is charged to `w`, which throws WorkLimitExceeded when spent.
+ */
+export function evalExact(node: MathNode, w: Work = new Work()): Rational | null {
+  w.spend(NODE_COST);
   switch (node.k) {
     case "num":
       return node.v;
-    case "add": {
-      let acc: Rational = { n: 0n, d: 1n };
-      for (const a of node.args) {
-        const v = evalExact(a);
-        if (!v) return null;
-        acc = radd(acc, v);
-      }
-      return acc;
-    }
+    case "add":
     case "mul": {
-      let acc: Rational = R1;
+      let acc: Rational = node.k === "add" ? { n: 0n, d: 1n } : R1;
       for (const a of node.args) {
-        const v = evalExact(a);
+        const v = evalExact(a, w);
         if (!v) return null;
-        acc = rmul(acc, v);
+        w.rational(acc, v);
+        const r = sized(node.k === "add" ? radd(acc, v) : rmul(acc, v));
+        if (!r) return null;
+        acc = r;
       }
       return acc;
     }
     case "neg": {
-      const v = evalExact(node.a);
+      const v = evalExact(node.a, w);
       return v && { n: -v.n, d: v.d };
     }
     case "pct": {
-      const v = evalExact(node.a);
+      const v = evalExact(node.a, w);
       return v && rdiv(v, { n: 100n, d: 1n });
     }
     case "div": {
-      const a = evalExact(node.a);
-      const b = evalExact(node.b);
-      return a && b && b.n !== 0n ? rdiv(a, b) : null;
+      const a = evalExact(node.a, w);
+      const b = a && evalExact(node.b, w);
+      if (!a || !b || b.n === 0n) return null;
+      w.rational(a, b);
+      return sized(rdiv(a, b));
     }
     case "pow": {
-      const a = evalExact(node.a);
-      const b = evalExact(node.b);
+      const a = evalExact(node.a, w);
+      const b = a && evalExact(node.b, w);
       if (!a || !b) return null;
-      if (risInt(b)) return a.n === 0n && b.n < 0n ? null : rpow(a, b.n);
-      if (b.d === 2n && a.n >= 0n) {
-        const r = exactSqrt(a);
-        return r && rpow(r, b.n);
+      let r: Rational | null = null;
+      if (risInt(b)) r = a.n === 0n && b.n < 0n ? null : rpow(a, b.n);
+      else if (b.d === 2n && a.n >= 0n) {
+        const root = exactSqrt(a);
+        r = root && rpow(root, b.n);
       }
-      return null;
+      if (r) w.rational({ n: r.n * r.d, d: 1n }, { n: r.n * r.d, d: 1n }); // the last squaring; rpow bounds r's size
+      return r;
     }
     case "fn":
-      return exactFn(node.name, node.args);
+      if (node.name === "det") return exactDet(node.args[0]!, w);
+      return exactFn(node.name, node.args, w);
     default:
       return null;
   }
+}
+
+function exactDet(m: MathNode, w: Work): Rational | null {
+  if (m.k !== "matrix") return null;
+  const rows: Rational[][] = [];
+  for (const r of m.rows) {
+    const row: Rational[] = [];
+    for (const c of r) {
+      const v = evalExact(c, w);
+      if (!v) return null;
+      row.push(v);
+    }
+    rows.push(row);
+  }
+  const d = detExact(rows, w);
+  return d && sized(d);
 }
 
 function isqrt(n: bigint): bigint | null {
@@ -145,8 +210,8 @@ function exactSqrt(a: Rational): Rational | null {
   return n !== null && d !== null ? rat(n, d) : null;
 }
 
-function exactFn(name: string, args: MathNode[]): Rational | null {
-  const vs = args.map(evalExact);
+function exactFn(name: string, args: MathNode[], w: Work): Rational | null {
+  const vs = args.map((a) => evalExact(a, w));
   const x = vs[0];
   if (!x || vs.some((v) => v === null)) return null;
   switch (name) {
@@ -163,8 +228,11 @@ function exactFn(name: string, args: MathNode[]): Rational | null {
     case "fact": {
       if (!risInt(x) || x.n < 0n || x.n > 1000n) return null;
       let r = 1n;
-      for (let k = 2n; k <= x.n; k++) r *= k;
-      return rat(r);
+      for (let k = 2n; k <= x.n; k++) {
+        w.step(r);
+        r *= k;
+      }
+      return sized(rat(r));
     }
     case "binom": {
       const k = vs[1]!;
@@ -173,8 +241,11 @@ function exactFn(name: string, args: MathNode[]): Rational | null {
       const kk = k.n < x.n - k.n ? k.n : x.n - k.n;
       if (kk > 2_000n) return null;
       let r = 1n;
-      for (let j = 1n; j <= kk; j++) r = (r * (x.n - kk + j)) / j;
-      return rat(r);
+      for (let j = 1n; j <= kk; j++) {
+        w.step(r);
+        r = (r * (x.n - kk + j)) / j;
+      }
+      return sized(rat(r));
     }
     case "root": {
       const n = vs[1]!;
@@ -189,8 +260,9 @@ function exactFn(name: string, args: MathNode[]): Rational | null {
   }
 }
 
-/** Floating-point value under an assignment of the free symbols; NaN where undefined (real domain). */
-export function evalFloat(node: MathNode, env: Record<string, number>): number {
+/** Floating-point value under an assignment of the free symbols; NaN where undefined (real domain). Charged to w. */
+export function evalFloat(node: MathNode, env: Record<string, number>, w: Work = new Work()): number {
+  w.spend(NODE_COST);
   switch (node.k) {
     case "num":
       return rtoNumber(node.v);
@@ -202,23 +274,23 @@ export function evalFloat(node: MathNode, env: Record<string, number>): number {
       return NaN;
     case "add": {
       let s = 0;
-      for (const a of node.args) s += evalFloat(a, env);
+      for (const a of node.args) s += evalFloat(a, env, w);
       return s;
     }
     case "mul": {
       let p = 1;
-      for (const a of node.args) p *= evalFloat(a, env);
+      for (const a of node.args) p *= evalFloat(a, env, w);
       return p;
     }
     case "neg":
-      return -evalFloat(node.a, env);
+      return -evalFloat(node.a, env, w);
     case "pct":
-      return evalFloat(node.a, env) / 100;
+      return evalFloat(node.a, env, w) / 100;
     case "div":
-      return evalFloat(node.a, env) / evalFloat(node.b, env);
+      return evalFloat(node.a, env, w) / evalFloat(node.b, env, w);
     case "pow": {
-      const a = evalFloat(node.a, env);
-      const b = evalFloat(node.b, env);
+      const a = evalFloat(node.a, env, w);
+      const b = evalFloat(node.b, env, w);
       if (a < 0 && !Number.isInteger(b)) {
         // Odd roots of negatives are real: (-8)^(1/3) = -2.
         const inv = 1 / b;
@@ -228,10 +300,27 @@ export function evalFloat(node: MathNode, env: Record<string, number>): number {
       return Math.pow(a, b);
     }
     case "fn":
-      return floatFn(node.name, node.args.map((a) => evalFloat(a, env)));
+      if (node.name === "det") {
+        const m = node.args[0]!;
+        return m.k === "matrix" ? detFloat(m.rows.map((r) => r.map((c) => evalFloat(c, env, w))), w) : NaN;
+      }
+      return floatFn(node.name, node.args.map((a) => evalFloat(a, env, w)));
+    case "int":
+      return integrate(bound(node.body, node.v, env, w), evalFloat(node.lo, env, w), evalFloat(node.hi, env, w), w);
+    case "lim":
+      return limit(bound(node.body, node.v, env, w), evalFloat(node.to, env, w), node.side, w);
     default:
       return NaN;
   }
+}
+
+/** The body as a function of its bound variable (one env object, rebound per call, not copied). */
+function bound(body: MathNode, v: string, env: Record<string, number>, w: Work): (x: number) => number {
+  const inner: Record<string, number> = { ...env };
+  return (x) => {
+    inner[v] = x;
+    return evalFloat(body, inner, w);
+  };
 }
 
 function floatFn(name: string, v: number[]): number {
@@ -273,38 +362,14 @@ function floatFn(name: string, v: number[]): number {
       const k = v[1]!;
       if (!Number.isInteger(x) || !Number.isInteger(k) || k < 0 || x < 0) return NaN;
       if (k > x) return 0;
-      let r = 1;
       const kk = Math.min(k, x - k);
+      // C(n, kk) >= 2^kk when n >= 2kk, so from kk = 1,024 on the double is +Infinity: no loop (D-M10).
+      if (kk >= 1_024) return Infinity;
+      let r = 1;
       for (let j = 1; j <= kk; j++) r = (r * (x - kk + j)) / j;
       return r;
     }
     default:
       return NaN;
   }
-}
-
-const PROBES = 8;
-/** Fixed probe values per symbol slot (D-M8): integers in [-5,5]\{0}, reals in (-3,3), reals in (0,1). */
-const PROBE_TABLE: number[][] = (() => {
-  const rng = new Rng(20_260_101);
-  const ints = [-5, -4, -3, -2, -1, 1, 2, 3, 4, 5];
-  return Array.from({ length: 16 }, () =>
-    Array.from({ length: PROBES }, (_, j) =>
-      j < 3 ? ints[Math.floor(rng.random() * ints.length)]! : j < 6 ? rng.random() * 6 - 3 : 0.05 + rng.random() * 0.9,
-    ),
-  );
-})();
-
-/** The probe environments for a list of symbols (same symbols, same values, every call). */
-export function probeEnvs(symbols: string[]): Record<string, number>[] {
-  return Array.from({ length: PROBES }, (_, j) => {
-    const env: Record<string, number> = {};
-    symbols.forEach((s, k) => (env[s] = PROBE_TABLE[k % 16]![(j + Math.floor(k / 16)) % PROBES]!));
-    return env;
-  });
-}
-
-/** Relative closeness used for irrational values and probes. */
-export function close(a: number, b: number, rel: number): boolean {
-  return Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
 }

@@ -99,6 +99,17 @@ class EnvFinder {
   }
 }
 
+/** Removes answer phrases that open a phrase candidate ("The final answer is 18" → "18"); at most 3 in a row. */
+function stripPhrases(text: string): string {
+  for (let n = 0; n < 3; n++) {
+    const m = /^(?:the\s+)?(?:final\s+answer\s+is|answer\s+is|answer\s*:)[\s:*]*/i.exec(text);
+    if (!m || m[0].length === 0) break;
+    text = text.slice(m[0].length).trim();
+  }
+  const env = /^\$([^$]{1,1000})\$$|^\\\(([^]{1,1000}?)\\\)$/.exec(text);
+  return env ? (env[1] ?? env[2]!).trim() : text;
+}
+
 /** C1: the text after an answer phrase. */
 function phraseCandidates(s: string): Candidate[] {
   const lower = s.toLowerCase();
@@ -126,7 +137,8 @@ function phraseCandidates(s: string): Candidate[] {
         else if ((c === "," || c === ";") && depth <= 0) break;
         else if (c === "." && (k + 1 === s.length || s[k + 1] === " " || s[k + 1] === "\n")) break;
       }
-      const text = s.slice(j, k).replace(/\*+$/, "").trim();
+      // "Final Answer: The final answer is 18": the answer follows the innermost phrase (issue 11).
+      const text = stripPhrases(s.slice(j, k).replace(/\*+$/, "").trim());
       if (text) out.push({ text, cls: 1, start: i, end: k });
     }
   }
@@ -155,7 +167,8 @@ function envCandidates(s: string): Candidate[] {
   return out;
 }
 
-const BARE_NUMBER = /-?\d+(?:,\d{3})*(?:\.\d+)?(?:\/\d+)?%?/g;
+/** Digits with thousands separators: a comma, a thin space (`\,`, `\ `, U+2009, U+202F) or one space (`2 500`). */
+const BARE_NUMBER = /-?\d+(?:(?:,|\\,|\\ |[ \u2009\u202f])\d{3}(?!\d))*(?:\.\d+)?(?:\/\d+)?%?/g;
 
 /** C3: bare numbers (lenient mode only). */
 function bareCandidates(s: string): Candidate[] {

@@ -3,6 +3,8 @@
  * and sizing macros, `\dfrac`/`\tfrac`, trailing punctuation, units, currency and degree marks (recorded so that two
  * different known units fail, D-M9), `\text{}`-like wrappers, "or" lists, choice letters and text answers.
  * Every step is a linear scan or a regex without nested quantifiers, so hostile inputs cannot backtrack.
+ * Issue 11: JSON-doubled backslashes are halved, `\\` (matrix rows) survives the spacing rules, a short unknown word
+ * in `\text{}` after a number is stripped like a unit, `(b)` is a choice, and "all real numbers" is `(-\infty,\infty)`.
  */
 import { MathParseFail, type MathNode } from "./ast.js";
 import { parseMath } from "./parse.js";
@@ -64,6 +66,11 @@ units("qt", "quart", "quarts");
 units("pt", "pint", "pints");
 units("people", "persons", "students", "apples", "books", "items");
 const SINGLE_LETTER_UNITS = new Set(["m", "s", "g", "h", "t", "l"]);
+/** Words that are never a unit: stripping them could turn a hedge or a negation into a bare number. */
+const NOT_UNITS = new Set([
+  "or", "and", "not", "no", "nor", "but", "except", "is", "are", "isnt", "never", "than", "plus", "minus", "times",
+  "none", "yes", "true", "false", "either", "neither", "wrong", "incorrect", "maybe", "approx", "about", "undefined",
+]);
 
 const TEXT_WRAP = /\\(?:text|textbf|textit|textrm|textnormal|mbox|mathrm|mathbf|mathit|mathsf|operatorname|boldsymbol|bm)\s*\{([^{}]*)\}/g;
 const KNOWN_WORDS = new Set(["sin", "cos", "tan", "sec", "csc", "cot", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sqrt", "exp", "log", "pi", "inf", "infty", "infinity", "frac", "dfrac", "tfrac", "cfrac", "binom", "dbinom", "left", "right", "cdot", "times", "div", "circ"]);
@@ -79,11 +86,16 @@ export interface NormalizedAnswer {
 
 function stripUnitAtEnd(s: string): { s: string; unit?: string } {
   // \text{ cm}^2, \mbox{meters}, \mathrm{kg} at the end.
-  const wrapped = /\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{\s*([a-zA-Z$ /]{1,24}?)\s*\}(\^\{?[23]\}?)?\s*$/.exec(s);
+  const wrapped = /\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{\s*([a-zA-Z$ /.]{1,24}?)\s*\}(\^\{?[23]\}?)?\s*$/.exec(s);
   if (wrapped && wrapped.index > 0) {
     const word = (wrapped[1]!.toLowerCase() + (wrapped[2] ? `^${wrapped[2].replace(/[\^{}]/g, "")}` : "")).trim();
     const unit = UNIT_WORDS[word] ?? UNIT_WORDS[wrapped[1]!.toLowerCase().trim()];
     if (unit) return { s: s.slice(0, wrapped.index), unit };
+    // An unknown unit word after a number (`12 \text{ marbles}`): stripped and not recorded, so it never conflicts.
+    const before = s.slice(0, wrapped.index).trimEnd();
+    const words = wrapped[1]!.toLowerCase().replace(/\./g, " ").trim().split(/\s+/);
+    const unitLike = words.length <= 3 && words.every((w) => /^[a-z]{1,16}$/.test(w) && !NOT_UNITS.has(w));
+    if (unitLike && /[0-9)}]$/.test(before)) return { s: before };
   }
   // A plain trailing word after a digit or a closing bracket: "12.50 dollars", "5 cm".
   const plain = /([0-9)}])\s*([a-zA-Z]{2,12}(?: [a-zA-Z]{2,8})?)(\^\{?[23]\}?)?\s*$/.exec(s);
@@ -104,11 +116,24 @@ function repeatingDecimal(_m: string, int: string, nonRep: string, rep: string):
   return `\\frac{${num}}{${10n ** a * nines}}`;
 }
 
+/**
+ * Text copied out of JSON keeps its escapes: `\\frac{1}{2}`. When every run of backslashes has even length and one
+ * pair starts a command, every run is halved (single-escaped LaTeX always has an odd run, as in `\begin`).
+ */
+function undoubleBackslashes(s: string): string {
+  if (!s.includes("\\\\") || !/\\\\[a-zA-Z]/.test(s)) return s;
+  const runs = s.match(/\\+/g) ?? [];
+  if (runs.some((r) => r.length % 2 === 1)) return s;
+  return s.replace(/\\+/g, (r) => r.slice(r.length / 2));
+}
+
 /** Applies the spec's normalisation to an extracted answer (before parsing). */
 export function normalizeAnswer(raw: string): NormalizedAnswer {
-  let s = raw.replace(UNICODE_RE, (c) => UNICODE[c] ?? c);
+  let s = undoubleBackslashes(raw).replace(UNICODE_RE, (c) => UNICODE[c] ?? c);
   s = s.replace(/\u221a/g, "\\sqrt ");
-  s = s.replace(/\\!/g, "").replace(/\\[,;: ]|~/g, " ").replace(/\\(?:dfrac|tfrac|cfrac)/g, "\\frac");
+  // `\\` (a matrix row, with an optional spacing argument `\\[2pt]`) is kept; `\!` goes; `\,` `\;` `\:` `\ ` `~` are spaces.
+  s = s.replace(/\\\\(?:\[[^\]\\]{0,12}\])?|\\[,;: !]|~/g, (m) => (m.startsWith("\\\\") ? "\\\\" : m === "\\!" ? "" : " "));
+  s = s.replace(/\\(?:dfrac|tfrac|cfrac)/g, "\\frac").replace(/\\(begin|end) {1,8}\{/g, "\\$1{");
   s = s.replace(/\\(?:left|right)\s*([.])?/g, "").replace(/\\(?:displaystyle|textstyle|!)/g, "");
   s = s.replace(/(\d)\{,\}(?=\d{3})/g, "$1");
   if (s.includes("\\overline")) s = s.replace(/(\d{0,30})\.(\d{0,30})\\overline\{(\d{1,12})\}/g, repeatingDecimal);
@@ -132,7 +157,7 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
     if (unit && unit !== u.unit) return { s: u.s.trim(), unit: "mixed" };
     s = u.s.trim();
     unit = u.unit;
-  }
+  } else s = u.s.trim();
   return unit ? { s, unit } : { s };
 }
 
@@ -176,10 +201,12 @@ export function parseAnswerString(raw: string, decimalComma = false): ParsedAnsw
     if (!w) break;
     s = w[1]!.trim();
   }
-  const choice = /^\(?\s*([A-Z])\s*\)?\.?$/.exec(s);
+  // A capital letter, or a lower-case one in parentheses or before ")": a choice (compared ignoring case).
+  const choice = /^\(?\s*([A-Z])\s*\)?\.?$/.exec(s) ?? /^(?:\(\s*([a-z])\s*\)|([a-z])\))$/.exec(s);
   if (choice) {
-    return { node: { k: "choice", letter: choice[1]! }, ...(norm.unit ? { unit: norm.unit } : {}) };
+    return { node: { k: "choice", letter: choice[1] ?? choice[2]! }, ...(norm.unit ? { unit: norm.unit } : {}) };
   }
+  if (/^(?:all )?real numbers$|^all reals$/.test(normalizeText(s))) s = "(-\\infty,\\infty)";
   // "x = 1 or x = -1", "2 \text{ or } 3": an "or"/"and" list is a comma list.
   s = s.replace(/\\(?:text|mbox|textrm)\s*\{\s*(?:or|and)\s*\}|\b(?:or|and)\b/g, ",");
   s = s.replace(/\\quad|\\qquad/g, " ");

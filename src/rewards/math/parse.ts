@@ -3,7 +3,9 @@
  * tokenize.ts). It reads a literal grammar only (G4): numbers, symbols, + - * / ^, implicit products, \frac, \sqrt,
  * \binom, functions, |x|, floor/ceil, factorial, percent, ±, sets, tuples and intervals, unions, relation chains and
  * matrices. Work is bounded: at most MAX_NODES nodes and MAX_DEPTH nesting; anything over is "unparseable".
- * Text/choice detection happens before (normalize.ts).
+ * Text/choice detection happens before (normalize.ts). Issue 11 adds TeX's `{a \over b}`, definite integrals
+ * `\int_a^b f\,dx` (the integrand runs to its differential), limits `\lim_{x\to a^\pm} f`, `\det`, `vmatrix` and
+ * `|M|` of a matrix as determinants.
  */
 import { MathParseFail, type MathNode, rat } from "./ast.js";
 import { numberToken, tokenize, type Tok } from "./tokenize.js";
@@ -18,6 +20,8 @@ class Parser {
   private i = 0;
   private nodes = 0;
   private depth = 0;
+  /** > 0 inside an integrand: an implicit product stops at the differential `dx`. */
+  private inIntegrand = 0;
   constructor(private readonly toks: Tok[]) {}
 
   private peek(): Tok | undefined {
@@ -42,13 +46,90 @@ class Parser {
   }
 
   parseTop(): MathNode {
-    const items = [this.parseRel()];
+    const items = [this.parseOver()];
     while (this.isOp(",") || this.isOp(";")) {
       this.i++;
-      items.push(this.parseRel());
+      items.push(this.parseOver());
     }
     if (this.i < this.toks.length) throw new MathParseFail("trailing tokens");
     return items.length > 1 ? this.node({ k: "list", items }) : items[0]!;
+  }
+
+  /** TeX's `a \over b`: everything before and after it in the enclosing group. */
+  private parseOver(): MathNode {
+    const a = this.parseRel();
+    if (!this.isOp("over")) return a;
+    this.i++;
+    return this.node({ k: "div", a, b: this.parseRel() });
+  }
+
+  /** Token count of a differential at the cursor: `d x` (2), `{ d } x` (4); 0 when there is none. */
+  private differential(): number {
+    const t = this.toks;
+    const i = this.i;
+    const isD = (k: number): boolean => t[k]?.t === "id" && (t[k] as { v: string }).v === "d";
+    if (isD(i) && t[i + 1]?.t === "id") return 2;
+    if (t[i]?.t === "open" && isD(i + 1) && t[i + 2]?.t === "close" && t[i + 3]?.t === "id") return 4;
+    return 0;
+  }
+
+  /** `\int_lo^hi body dx` (the cursor is after `\int`); both limits are required. */
+  private parseIntegral(): MathNode {
+    let lo: MathNode | null = null;
+    let hi: MathNode | null = null;
+    for (let k = 0; k < 2; k++) {
+      if (this.isOp("_") && !lo) {
+        this.i++;
+        lo = this.parseArg();
+      } else if (this.isOp("^") && !hi) {
+        this.i++;
+        hi = this.parseArg();
+      }
+    }
+    if (!lo || !hi) throw new MathParseFail("an integral needs both limits");
+    this.inIntegrand++;
+    let body: MathNode;
+    try {
+      body = this.differential() ? this.node({ k: "num", v: rat(1n), dec: false }) : this.parseAdd();
+    } finally {
+      this.inIntegrand--;
+    }
+    const n = this.differential();
+    if (!n) throw new MathParseFail("an integral needs its differential");
+    const v = (this.toks[this.i + n - 1] as { v: string }).v;
+    this.i += n;
+    return this.node({ k: "int", v, body, lo, hi });
+  }
+
+  /** `\lim_{x \to a} body`, with `a^+` / `a^-` for one side (the cursor is after `\lim`). */
+  private parseLimit(): MathNode {
+    const t = this.toks;
+    if (!this.isOp("_") || !(t[this.i + 1]?.t === "open" && t[this.i + 1]!.v === "{")) {
+      throw new MathParseFail("a limit needs _{x \\to a}");
+    }
+    const v = t[this.i + 2];
+    if (v?.t !== "id" || !(t[this.i + 3]?.t === "op" && t[this.i + 3]!.v === ",")) throw new MathParseFail("bad limit");
+    this.i += 4;
+    // Find the closing brace of the subscript, and a trailing ^+ / ^- / ^{+} / ^{-} before it.
+    let j = this.i;
+    for (let depth = 0; j < t.length; j++) {
+      if (t[j]!.t === "open") depth++;
+      else if (t[j]!.t === "close" && depth-- === 0) break;
+    }
+    if (j >= t.length) throw new MathParseFail("unclosed limit subscript");
+    let side: "" | "+" | "-" = "";
+    const sign = (k: number): string | null => (t[k]?.t === "op" && (t[k]!.v === "+" || t[k]!.v === "-") ? t[k]!.v : null);
+    const caret = (k: number): boolean => t[k]?.t === "op" && t[k]!.v === "^";
+    if (caret(j - 2) && sign(j - 1)) {
+      side = sign(j - 1) as "+" | "-";
+      t.splice(j - 2, 2);
+    } else if (caret(j - 4) && t[j - 3]?.v === "{" && sign(j - 2) && t[j - 1]?.v === "}") {
+      side = sign(j - 2) as "+" | "-";
+      t.splice(j - 4, 4);
+    }
+    const to = this.parseAdd();
+    this.expectClose("}");
+    return this.node({ k: "lim", v: v.v, to, side, body: this.parseMul(false) });
   }
 
   private parseRel(): MathNode {
@@ -104,7 +185,7 @@ class Parser {
       } else if (this.isOp("choose")) {
         this.i++;
         a = this.node({ k: "fn", name: "binom", args: [a, this.parsePower()] });
-      } else if (this.startsPrimary(this.peek())) {
+      } else if (this.startsPrimary(this.peek()) && !(this.inIntegrand && this.differential())) {
         a = this.mul(a, this.parsePower());
       } else return a;
     }
@@ -164,7 +245,7 @@ class Parser {
 
   private parseGroupArg(): MathNode {
     this.i++; // {
-    const inner = this.parseRel();
+    const inner = this.parseOver();
     this.expectClose("}");
     return inner;
   }
@@ -222,10 +303,10 @@ class Parser {
       this.i++;
       return { items, close: t.v };
     }
-    items.push(this.parseRel());
+    items.push(this.parseOver());
     while (this.isOp(",") || this.isOp(";")) {
       this.i++;
-      items.push(this.parseRel());
+      items.push(this.parseOver());
     }
     return { items, close: this.expectClose(...closers) };
   }
@@ -257,6 +338,8 @@ class Parser {
         if (t.v === "frac") return this.node({ k: "div", a: this.parseArg(), b: this.parseArg() });
         if (t.v === "binom") return this.node({ k: "fn", name: "binom", args: [this.parseArg(), this.parseArg()] });
         if (t.v === "emptyset") return this.node({ k: "set", items: [] });
+        if (t.v === "int") return this.parseIntegral();
+        if (t.v === "lim") return this.parseLimit();
         if (t.v === "sqrt") {
           const o = this.peek();
           if (o?.t === "open" && o.v === "[") {
@@ -275,7 +358,7 @@ class Parser {
           const a = this.parseAdd();
           if (!this.isOp("|")) throw new MathParseFail("unclosed |");
           this.i++;
-          return this.node({ k: "fn", name: "abs", args: [a] });
+          return this.node({ k: "fn", name: a.k === "matrix" ? "det" : "abs", args: [a] });
         }
         throw new MathParseFail(`unexpected ${t.v}`);
       case "close":
@@ -342,7 +425,8 @@ class Parser {
     if (t?.t === "open" && t.v === "(") arg = this.parsePower();
     else {
       arg = this.parsePower();
-      while (this.peek()?.t === "num" || this.peek()?.t === "id") arg = this.mul(arg, this.parsePower());
+      const more = (): boolean => (this.peek()?.t === "num" || this.peek()?.t === "id") && !(this.inIntegrand && this.differential());
+      while (more()) arg = this.mul(arg, this.parsePower());
     }
     // \sin^{-1} x is arcsin x; \sin^2 x is (sin x)^2.
     if (power && power.k === "neg" && power.a.k === "num" && power.a.v.n === 1n && power.a.v.d === 1n && ["sin", "cos", "tan"].includes(name)) {

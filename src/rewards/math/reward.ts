@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { RewardResult, RewardSpec } from "../types.js";
 import { answerRegion } from "../text/region.js";
 import { show } from "./ast.js";
+import { Work } from "./budget.js";
 import { compareAnswers, type CompareOptions } from "./compare.js";
 import { boxedCandidates, extractAnswer } from "./extract.js";
 import { parseAnswerString, type ParsedAnswer } from "./normalize.js";
@@ -114,16 +115,18 @@ export function checkMath(gold: string, completion: string, options: Partial<Mat
   const info: Record<string, unknown> = { extracted: ex.candidate?.text ?? null, goldParsed: showGold(g) };
   if (!ex.parsed) return { correct: false, info: { ...info, reason: ex.candidate ? "answer cannot be parsed" : "no answer candidate" } };
   info.predParsed = show(ex.parsed.node);
-  let res = o.legacySwapArgs ? compareAnswers(ex.parsed, g, cmp) : compareAnswers(g, ex.parsed, cmp);
+  // One work budget for the whole check (D-M10): both comparisons below spend from it; info.work reports it.
+  const w = new Work();
+  let res = o.legacySwapArgs ? compareAnswers(ex.parsed, g, cmp, w) : compareAnswers(g, ex.parsed, cmp, w);
   // D-M11: multi-part golds may be written as several boxes; all boxes joined, so hedging still fails.
   if (!res.equal && o.boxed === "last" && ex.boxes.length > 1 && ex.candidate?.cls === 0 && multiPart(g)) {
     const joined = parseAnswerString(ex.boxes.map((b) => b.text).join(", "), o.decimalComma);
     if (joined) {
-      const r2 = compareAnswers(g, joined, cmp);
-      if (r2.equal) res = { equal: true, rule: `joined-boxes:${r2.rule}` };
+      const r2 = compareAnswers(g, joined, cmp, w);
+      if (r2.equal) res = { equal: true, rule: `joined-boxes:${r2.rule}`, work: r2.work };
     }
   }
-  return { correct: res.equal, info: { ...info, rule: res.rule } };
+  return { correct: res.equal, info: { ...info, rule: res.rule, work: w.used } };
 }
 
 /**

@@ -2,7 +2,8 @@
  * Tokenizer for maths answers (LaTeX and plain text share it): numbers with thousands separators, decimals and
  * e-exponents, letters (known function words, otherwise single-letter symbols), LaTeX commands mapped to operators,
  * functions and brackets, and matrix environments. At most MAX_TOKENS tokens; unknown characters or commands throw
- * MathParseFail (the answer is unparseable).
+ * MathParseFail (the answer is unparseable). `\mathbb{R}` (and `\R`) become the tokens of `(-\infty,\infty)`;
+ * `vmatrix` is a determinant; `\int`, `\lim` and `\over` are passed to the parser.
  */
 import { MathParseFail, type Rational, rat } from "./ast.js";
 
@@ -20,7 +21,7 @@ const MAX_TOKENS = 2_000;
 
 const FUNCS = new Set([
   "sin", "cos", "tan", "sec", "csc", "cot", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-  "ln", "log", "exp", "sqrt",
+  "ln", "log", "exp", "sqrt", "det",
 ]);
 const WORD_IDS: Record<string, string> = { pi: "pi", inf: "inf", infty: "inf", infinity: "inf" };
 const GREEK = new Set([
@@ -42,14 +43,21 @@ const CMD_OPS: Record<string, Tok> = {
   rbrace: { t: "close", v: "\\{" }, frac: { t: "cmd", v: "frac" }, dfrac: { t: "cmd", v: "frac" },
   tfrac: { t: "cmd", v: "frac" }, cfrac: { t: "cmd", v: "frac" }, sqrt: { t: "cmd", v: "sqrt" },
   binom: { t: "cmd", v: "binom" }, dbinom: { t: "cmd", v: "binom" }, tbinom: { t: "cmd", v: "binom" },
-  choose: { t: "op", v: "choose" }, to: { t: "op", v: "," },
+  choose: { t: "op", v: "choose" }, to: { t: "op", v: "," }, rightarrow: { t: "op", v: "," },
+  longrightarrow: { t: "op", v: "," }, over: { t: "op", v: "over" }, nicefrac: { t: "cmd", v: "frac" },
+  sfrac: { t: "cmd", v: "frac" }, int: { t: "cmd", v: "int" }, lim: { t: "cmd", v: "lim" },
 };
+/** The real line, `(-\infty, \infty)`, as tokens. */
+const REALS: Tok[] = [
+  { t: "open", v: "(" }, { t: "op", v: "-" }, { t: "id", v: "inf" }, { t: "op", v: "," }, { t: "id", v: "inf" },
+  { t: "close", v: ")" },
+];
 const SKIP_CMDS = new Set([
   "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "displaystyle",
   "textstyle", "limits", "quad", "qquad", "cdots", "ldots", "dots", "hline", "mathrm", "mathbf", "mathit", "boldsymbol",
   "mathsf", "rm", "bf",
 ]);
-const MATRIX_ENVS = new Set(["pmatrix", "bmatrix", "Bmatrix", "matrix", "smallmatrix", "array"]);
+const MATRIX_ENVS = new Set(["pmatrix", "bmatrix", "Bmatrix", "matrix", "smallmatrix", "array", "vmatrix", "Vmatrix"]);
 
 /** A number token from its digits, fraction digits and exponent (|e| <= 400, at most 1,000 digits). */
 export function numberToken(intDigits: string, frac: string, exp: number): Tok {
@@ -135,14 +143,21 @@ export function tokenize(s: string, decimalComma = false): Tok[] {
       const name = s.slice(i + 1, j);
       i = j;
       if (name === "begin" || name === "end") {
-        const m = /^\{([a-zA-Z*]+)\}/.exec(s.slice(i, i + 40));
+        const m = /^\s*\{\s*([a-zA-Z*]+)\s*\}/.exec(s.slice(i, i + 40));
         if (!m || !MATRIX_ENVS.has(m[1]!)) throw new MathParseFail(`environment not supported`);
         i += m[0].length;
         if (name === "begin" && m[1] === "array") {
-          const spec = /^\{[^{}]*\}/.exec(s.slice(i, i + 60));
+          const spec = /^\s*\{[^{}]*\}/.exec(s.slice(i, i + 60));
           if (spec) i += spec[0].length;
         }
+        if (name === "begin" && (m[1] === "vmatrix" || m[1] === "Vmatrix")) push({ t: "fn", v: "det" });
         push(name === "begin" ? { t: "open", v: "mat" } : { t: "close", v: "mat" });
+      } else if (name === "mathbb" || name === "Bbb" || name === "R") {
+        const m = name === "R" ? ["", "R"] : /^\s*(?:\{\s*([A-Z])\s*\}|([A-Z]))/.exec(s.slice(i, i + 12));
+        const letter = m && (m[1] ?? m[2]);
+        if (letter !== "R") throw new MathParseFail("only the real line \\mathbb{R} is supported");
+        if (m && name !== "R") i += m[0]!.length;
+        for (const t of REALS) push(t);
       } else if (name === "left" || name === "right") {
         if (s[i] === ".") i++;
       } else if (SKIP_CMDS.has(name)) {
