@@ -89,7 +89,11 @@ export function klPlan(a: AlgorithmConfig): KlPlan {
 }
 
 /** Options of `computeAdvantages` from the algorithm section. */
-export function advantageOptionsOf(a: Pick<AlgorithmConfig, "advantage"> & Partial<Pick<AlgorithmConfig, "zeroStd" | "nulls">>): Partial<AdvantageOptions> {
+export function advantageOptionsOf(a: {
+  advantage: Partial<AdvantageOptions>;
+  zeroStd?: Pick<AlgorithmConfig["zeroStd"], "policy">;
+  nulls?: AlgorithmConfig["nulls"];
+}): Partial<AdvantageOptions> {
   return {
     ...a.advantage,
     ...(a.zeroStd ? { zeroStd: a.zeroStd.policy } : {}),
@@ -100,7 +104,7 @@ export function advantageOptionsOf(a: Pick<AlgorithmConfig, "advantage"> & Parti
 /** The fields of an algorithm section (or preset) that the loss reads. */
 type LossFields = {
   policy: Pick<AlgorithmConfig["policy"], "ratio" | "clip">;
-  kl: Pick<AlgorithmConfig["kl"], "beta" | "estimator" | "placement"> & { monitorOnly?: boolean };
+  kl: Pick<AlgorithmConfig["kl"], "beta" | "estimator" | "placement"> & { monitorOnly?: boolean; importanceWeight?: boolean };
   loss: Pick<AlgorithmConfig["loss"], "aggregation" | "entropyCoef">;
 };
 
@@ -114,6 +118,7 @@ export function lossOptionsOf(a: LossFields, maxCompletionTokens?: number, beta 
     estimator: a.kl.estimator,
     aggregation: a.loss.aggregation,
     entropyCoef: a.loss.entropyCoef,
+    klImportanceWeight: a.kl.importanceWeight ?? false,
     ...(maxCompletionTokens !== undefined ? { maxCompletionTokens } : {}),
   };
 }

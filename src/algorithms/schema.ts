@@ -19,6 +19,10 @@ export const AdvantageSchema = z.discriminatedUnion("type", [
     type: z.literal("zScore"),
     std: stdForm,
     eps: z.number().nonnegative().default(1e-4).describe("ε added to σ_g outside the square root (§1.1)"),
+    stdScope: z
+      .enum(["group", "batch"])
+      .default("group")
+      .describe("σ divided out: each group's, or the whole batch's (TRL scale_rewards \"batch\"); the group mean is subtracted either way"),
   }),
   z.strictObject({ type: z.literal("meanOnly") }),
   z.strictObject({ type: z.literal("batchNorm"), weighting, gamma }),
@@ -39,7 +43,7 @@ export const ClipSchema = z.discriminatedUnion("type", [
 
 /** Importance ratio and clipping (spec §2.1, §2.2). */
 export const PolicySchema = z.strictObject({
-  ratio: z.enum(["token", "sequence"]).default("token").describe("token ratio, or GSPO's sequence ratio"),
+  ratio: z.enum(["token", "sequence"]).default("token").describe("token ratio, or GSPO's sequence ratio (warns unless seqMeanTokenMean)"),
   clip: ClipSchema.prefault({ type: "none" }).describe("none (card sketch) or ppo"),
 });
 
@@ -51,6 +55,10 @@ export const KlSchema = z.strictObject({
   controller: z.enum(["fixed", "adaptive"]).default("fixed").describe("adaptive: β ← β(1 + clip(KL/target − 1, ±0.2)·n/horizon)"),
   target: z.number().positive().default(0.1).describe("KL target of the adaptive controller"),
   horizon: z.number().positive().default(10000).describe("horizon H of the adaptive controller"),
+  importanceWeight: z
+    .boolean()
+    .default(false)
+    .describe("multiply the loss's KL term by the importance ratio (TRL use_bias_correction_kl); off: the card, GRPO and verl"),
   monitorOnly: z.boolean().default(false).describe("load the reference only to log KL: kl/ref is logged, nothing enters loss or reward"),
   sections: z.array(z.string().min(1)).nullable().default(null).describe("partial KL (SIRL): tags whose spans carry KL, e.g. [\"model\", \"python\"]; null = everywhere"),
 });

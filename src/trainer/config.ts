@@ -11,6 +11,8 @@ import {
   AdvantageSchema, AlgorithmSchema, ClipSchema, KlSchema, LossSchema, NullsSchema, OverlongSchema, PolicySchema, ZeroStdSchema,
 } from "../algorithms/schema.js";
 import { PRESETS } from "../algorithms/presets.js";
+import { lossOptionsOf } from "../algorithms/build.js";
+import { lossOptionWarnings } from "../algorithms/loss-options.js";
 
 // ---------------------------------------------------------------------------------------------- model and data
 
@@ -168,9 +170,6 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   if (a.policy.clip.type === "none" && offPolicy) {
     out.push({ path: "algorithm.policy.clip", message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: \"ppo\" } (§2.2)" });
   }
-  if (a.policy.ratio === "sequence" && a.loss.aggregation !== "seqMeanTokenMean") {
-    out.push({ path: "algorithm.policy.ratio", message: "\"sequence\" (GSPO) requires loss.aggregation \"seqMeanTokenMean\" (§2.1)" });
-  }
   const clip = a.policy.clip;
   if (clip.type === "ppo" && clip.dualClip !== null && !(clip.dualClip > 1 + clip.epsHigh)) {
     out.push({ path: "algorithm.policy.clip.dualClip", message: `must be > 1 + epsHigh = ${1 + clip.epsHigh} (§2.2)` });
@@ -209,6 +208,7 @@ export function configWarnings(c: TrainConfig): string[] {
   if (kl.beta > 0 && kl.placement === "loss" && kl.estimator === "k1") {
     w.push("algorithm.kl.estimator: k1 in the loss has zero expected gradient (§2.3); it suits placement \"reward\"");
   }
+  for (const msg of lossOptionWarnings(lossOptionsOf(c.algorithm, c.train.maxCompletionTokens))) w.push(`algorithm.policy.ratio: ${msg}`);
   if (c.sampler.topK > 0 || c.sampler.topP < 1) {
     w.push("sampler: topK/topP make the sampled distribution differ from the trained one (§5)");
   }

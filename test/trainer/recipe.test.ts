@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { loadRecipe, resolveConfig } from "../../src/trainer/recipe.js";
+import { configWarnings } from "../../src/trainer/config.js";
 import { ConfigError } from "../../src/util/index.js";
 
 const BASE = { model: { type: "checkpoint", path: "/x" }, task: { name: "addition" } };
@@ -19,7 +20,7 @@ const errorOf = (raw: unknown): string => {
 
 describe("defaults (spec §0: a bare config is the grpo preset)", () => {
   const c = resolveConfig(BASE);
-  it("advantage: zScore, sample std, eps 1e-4", () => expect(c.algorithm.advantage).toEqual({ type: "zScore", std: "sample", eps: 1e-4 }));
+  it("advantage: zScore, sample std, eps 1e-4, group std", () => expect(c.algorithm.advantage).toEqual({ type: "zScore", std: "sample", eps: 1e-4, stdScope: "group" }));
   it("nulls excluded, maxNullFrac 0.5", () => expect(c.algorithm.nulls).toEqual({ onNull: "exclude", maxNullFrac: 0.5 }));
   it("zero-std groups kept", () => expect(c.algorithm.zeroStd.policy).toBe("keep"));
   it("token ratio, no clip", () => expect(c.algorithm.policy).toEqual({ ratio: "token", clip: { type: "none" } }));
@@ -54,8 +55,22 @@ describe("bad recipes fail at load, naming the field and the allowed values", ()
   it("out-of-range number", () => expect(errorOf({ ...BASE, algorithm: { nulls: { maxNullFrac: 2 } } })).toContain("algorithm.nulls.maxNullFrac"));
   it("unknown preset", () => expect(errorOf({ ...BASE, preset: "ppo" })).toMatch(/preset: "ppo" is not allowed; allowed: "grpo"/));
   it("clip none off-policy (§2.2)", () => expect(errorOf({ ...BASE, train: { innerIterations: 2 } })).toContain("algorithm.policy.clip"));
-  it("GSPO needs seqMeanTokenMean (§2.1)", () => {
-    expect(errorOf({ ...BASE, algorithm: { policy: { ratio: "sequence" }, loss: { aggregation: "tokenMean" } } })).toContain("algorithm.policy.ratio");
+  it("GSPO with another aggregation is accepted with a warning, as TRL does (§2.1)", () => {
+    const c = resolveConfig({ ...BASE, algorithm: { policy: { ratio: "sequence" }, loss: { aggregation: "tokenMean" } } });
+    expect(configWarnings(c).join("\n")).toMatch(/algorithm\.policy\.ratio: .*GSPO.*tokenMean/);
+    expect(configWarnings(resolveConfig({ ...BASE, algorithm: { policy: { ratio: "sequence" } } }))).toEqual([]);
+  });
+  it("normalizeThenSum cannot take KL in the reward", () => {
+    expect(errorOf({ ...BASE, algorithm: { rewardAggregate: "normalizeThenSum", kl: { placement: "reward", beta: 0.1 } } })).toContain("algorithm.rewardAggregate");
+  });
+  it("offPolicy is not a field until a remote sampler exists", () => {
+    expect(errorOf({ ...BASE, algorithm: { offPolicy: { correction: "none" } } })).toContain("algorithm.offPolicy: unknown field");
+  });
+  it("preset sirl is accepted and merged", () => {
+    const c = resolveConfig({ ...BASE, preset: "sirl" });
+    expect(c.algorithm.kl).toMatchObject({ beta: 0.0005, estimator: "k1", placement: "reward", sections: ["model", "python"] });
+    expect(c.algorithm.policy.clip).toMatchObject({ type: "ppo", epsLow: 0.2, epsHigh: 0.3 });
+    expect(c.train.groupSize).toBe(16);
   });
   it("dual clip must exceed 1 + epsHigh", () => {
     expect(errorOf({ ...BASE, algorithm: { policy: { clip: { type: "ppo", dualClip: 1.1 } } } })).toContain("algorithm.policy.clip.dualClip");
