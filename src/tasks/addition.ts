@@ -5,11 +5,11 @@
  * the digits per operand; carries make longer operands markedly harder for a small character-level model.
  */
 import { z } from "zod";
-import { generateExamples, randomWithDigits } from "./generate.js";
+import { randomWithDigits } from "./generate.js";
 import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
-import { scoreWithTerms } from "./score.js";
+import { defineTask } from "./define-task.js";
 import type { TaskDefinition } from "./registry.js";
-import type { Example, Task } from "./types.js";
+import type { Task } from "./types.js";
 
 /** Gold of a maths task: the final answer as text (what `math-answer` compares against). */
 export interface AnswerGold {
@@ -29,35 +29,27 @@ export const additionOptions = z
 /** Options of "addition" after defaults. */
 export type AdditionOptions = z.infer<typeof additionOptions>;
 
-/** Builds the "addition" task for the given difficulty. */
-export function createAdditionTask(options: Partial<AdditionOptions> = {}): Task<AnswerGold> {
-  const o = additionOptions.parse(options);
-  const terms = [mathCorrectTerm(), formatTerm()];
-  return {
-    name: "addition",
+const addition = defineTask<AnswerGold, AdditionOptions>({
+  name: "addition",
+  summary: "multi-digit addition (12+345=), boxed answer; difficulty: digits and operands",
+  options: additionOptions,
+  build: (o) => ({
     description: `add ${o.operands} numbers of ${o.minDigits}-${o.maxDigits} digits, answer boxed`,
-    terms,
+    terms: [mathCorrectTerm(), formatTerm()],
     correctTerm: "correct",
     stop: ANSWER_STOP,
     maxNewTokens: ANSWER_MAX_TOKENS,
-    generate(split, count, seed): Example<AnswerGold>[] {
-      return generateExamples("addition", split, count, seed, (rng) => {
-        const xs = Array.from({ length: o.operands }, () => randomWithDigits(rng, rng.intBetween(o.minDigits, o.maxDigits)));
-        const prompt = `${xs.join("+")}=`;
-        const answer = String(xs.reduce((a, b) => a + b, 0));
-        return { key: prompt, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
-      });
+    draw(rng) {
+      const xs = Array.from({ length: o.operands }, () => randomWithDigits(rng, rng.intBetween(o.minDigits, o.maxDigits)));
+      const prompt = `${xs.join("+")}=`;
+      const answer = String(xs.reduce((a, b) => a + b, 0));
+      return { key: prompt, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
     },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
-  };
-}
+  }),
+});
+
+/** Builds the "addition" task for the given difficulty. */
+export const createAdditionTask: (options?: Partial<AdditionOptions>) => Task<AnswerGold> = addition.create;
 
 /** Registry definition of "addition". */
-export const additionTask: TaskDefinition<AdditionOptions> = {
-  name: "addition",
-  description: "multi-digit addition (12+345=), boxed answer; difficulty: digits and operands",
-  options: additionOptions,
-  create: (o) => createAdditionTask(o),
-};
+export const additionTask: TaskDefinition<AdditionOptions> = addition.definition;

@@ -11,13 +11,13 @@
  */
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
-import { fnv1a, generateExamples, type Drawn } from "./generate.js";
+import { fnv1a, type Drawn } from "./generate.js";
 import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm, mathCorrectTerm, workingTerm } from "./answer-format.js";
-import { scoreWithTerms } from "./score.js";
+import { defineTask } from "./define-task.js";
 import type { AnswerGold } from "./addition.js";
 import type { WorkingGold } from "../rewards/working-steps.js";
 import type { TaskDefinition } from "./registry.js";
-import type { Example, Task } from "./types.js";
+import type { Task } from "./types.js";
 
 const NAMES = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Ivy", "Jo", "Kim", "Lu", "Max", "Ned", "Pam", "Sam", "Tom", "Uma", "Zoe"];
 const ITEMS = ["pens", "cats", "eggs", "cups", "toys", "hats", "figs", "keys", "cards", "books"];
@@ -122,30 +122,29 @@ function shareHash(key: string): number {
   return (Math.imul(fnv1a(`work:${key}`) ^ 0x2545f491, 0x9e3779b1) >>> 0) / 2 ** 32;
 }
 
-/** Builds the "arithmetic" task for the given difficulty. */
-export function createArithmeticTask(options: Partial<ArithmeticOptions> = {}): Task<ArithmeticGold> {
-  const o = arithmeticOptions.parse(options);
-  const terms = [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork), ...(o.showWork ? [workingTerm()] : [])];
-  return {
-    name: "arithmetic",
-    description: `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${o.showWork ? ` after the working${o.workShare < 1 ? ` (in ${Math.round(o.workShare * 100)}% of gold completions)` : ""}` : ""}`,
-    terms,
+/** The built task's description: sizes, and where the working shows. */
+function describe(o: ArithmeticOptions): string {
+  const share = o.workShare < 1 ? ` (in ${Math.round(o.workShare * 100)}% of gold completions)` : "";
+  const work = o.showWork ? ` after the working${share}` : "";
+  return `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${work}`;
+}
+
+const arithmetic = defineTask<ArithmeticGold, ArithmeticOptions>({
+  name: "arithmetic",
+  summary: "short arithmetic word problems (Ann has 7 pens, gets 5. Total?), boxed answer; difficulty: size, steps, ops",
+  options: arithmeticOptions,
+  build: (o) => ({
+    description: describe(o),
+    terms: [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork), ...(o.showWork ? [workingTerm()] : [])],
     correctTerm: "correct",
     stop: ANSWER_STOP,
     maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 16 : ANSWER_MAX_TOKENS,
-    generate(split, count, seed): Example<ArithmeticGold>[] {
-      return generateExamples("arithmetic", split, count, seed, (rng) => drawProblem(rng, o));
-    },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
-  };
-}
+    draw: (rng) => drawProblem(rng, o),
+  }),
+});
+
+/** Builds the "arithmetic" task for the given difficulty. */
+export const createArithmeticTask: (options?: Partial<ArithmeticOptions>) => Task<ArithmeticGold> = arithmetic.create;
 
 /** Registry definition of "arithmetic". */
-export const arithmeticTask: TaskDefinition<ArithmeticOptions> = {
-  name: "arithmetic",
-  description: "short arithmetic word problems (Ann has 7 pens, gets 5. Total?), boxed answer; difficulty: size, steps, ops",
-  options: arithmeticOptions,
-  create: (o) => createArithmeticTask(o),
-};
+export const arithmeticTask: TaskDefinition<ArithmeticOptions> = arithmetic.definition;

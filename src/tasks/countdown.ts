@@ -13,11 +13,11 @@
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { combineExpressions, type CountdownGold } from "../rewards/countdown.js";
-import { generateExamples, type Drawn } from "./generate.js";
+import type { Drawn } from "./generate.js";
 import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm } from "./answer-format.js";
-import { scoreWithTerms } from "./score.js";
+import { defineTask } from "./define-task.js";
 import type { TaskDefinition } from "./registry.js";
-import type { Example, RewardTerm, Task } from "./types.js";
+import type { RewardTerm, Task } from "./types.js";
 
 const OPS = ["+", "-", "*", "/"] as const;
 
@@ -80,30 +80,25 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
   }
 }
 
+const countdown = defineTask<CountdownGold, CountdownTaskOptions>({
+  name: "countdown",
+  summary: "reach a target from given numbers (Use 3,5,2 to make 16.); answer an expression, checked by evaluating it",
+  options: countdownTaskOptions,
+  build: (o) => {
+    const correct: RewardTerm = { name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } };
+    return {
+      description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
+      terms: [correct, formatTerm(FORMAT_WEIGHT, o.showWork)],
+      correctTerm: "correct",
+      stop: ANSWER_STOP,
+      maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 12 * (o.count - 1) : ANSWER_MAX_TOKENS,
+      draw: (rng) => drawProblem(rng, o),
+    };
+  },
+});
+
 /** Builds the "countdown" task for the given difficulty. */
-export function createCountdownTask(options: Partial<CountdownTaskOptions> = {}): Task<CountdownGold> {
-  const o = countdownTaskOptions.parse(options);
-  const terms: RewardTerm[] = [{ name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } }, formatTerm(FORMAT_WEIGHT, o.showWork)];
-  return {
-    name: "countdown",
-    description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
-    terms,
-    correctTerm: "correct",
-    stop: ANSWER_STOP,
-    maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 12 * (o.count - 1) : ANSWER_MAX_TOKENS,
-    generate(split, count, seed): Example<CountdownGold>[] {
-      return generateExamples("countdown", split, count, seed, (rng) => drawProblem(rng, o));
-    },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
-  };
-}
+export const createCountdownTask: (options?: Partial<CountdownTaskOptions>) => Task<CountdownGold> = countdown.create;
 
 /** Registry definition of "countdown". */
-export const countdownTask: TaskDefinition<CountdownTaskOptions> = {
-  name: "countdown",
-  description: "reach a target from given numbers (Use 3,5,2 to make 16.); answer an expression, checked by evaluating it",
-  options: countdownTaskOptions,
-  create: (o) => createCountdownTask(o),
-};
+export const countdownTask: TaskDefinition<CountdownTaskOptions> = countdown.definition;

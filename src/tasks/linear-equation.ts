@@ -6,12 +6,11 @@
  * in 0..maxX; the split is decided by the equation itself.
  */
 import { z } from "zod";
-import { generateExamples } from "./generate.js";
 import { ANSWER_MAX_TOKENS, ANSWER_STOP, boxedCompletion, formatTerm, mathCorrectTerm } from "./answer-format.js";
-import { scoreWithTerms } from "./score.js";
+import { defineTask } from "./define-task.js";
 import type { AnswerGold } from "./addition.js";
 import type { TaskDefinition } from "./registry.js";
-import type { Example, Task } from "./types.js";
+import type { Task } from "./types.js";
 
 /** Difficulty knobs of "linear-equation". */
 export const linearEquationOptions = z
@@ -25,40 +24,33 @@ export const linearEquationOptions = z
 /** Options of "linear-equation" after defaults. */
 export type LinearEquationOptions = z.infer<typeof linearEquationOptions>;
 
-/** Builds the "linear-equation" task for the given difficulty. */
-export function createLinearEquationTask(options: Partial<LinearEquationOptions> = {}): Task<AnswerGold> {
-  const o = linearEquationOptions.parse(options);
-  const terms = [mathCorrectTerm(), formatTerm()];
-  return {
-    name: "linear-equation",
+const linearEquation = defineTask<AnswerGold, LinearEquationOptions>({
+  name: "linear-equation",
+  summary: "solve a linear equation (Solve 3x+5=20.), boxed whole-number answer; difficulty: coefficient and range",
+  options: linearEquationOptions,
+  build: (o) => ({
     description: `solve ax+b=c or ax-b=c for whole x <= ${o.maxX} (a <= ${o.maxCoef}), answer boxed`,
-    terms,
+    terms: [mathCorrectTerm(), formatTerm()],
     correctTerm: "correct",
     stop: ANSWER_STOP,
     maxNewTokens: ANSWER_MAX_TOKENS,
-    generate(split, count, seed): Example<AnswerGold>[] {
-      return generateExamples("linear-equation", split, count, seed, (rng) => {
-        const a = rng.intBetween(1, o.maxCoef);
-        const x = rng.intBetween(0, o.maxX);
-        const b = rng.intBetween(0, o.maxOffset);
-        const minus = b > 0 && a * x >= b && rng.random() < 0.5;
-        const c = minus ? a * x - b : a * x + b;
-        const lhs = `${a === 1 ? "" : a}x${b === 0 ? "" : minus ? `-${b}` : `+${b}`}`;
-        const prompt = `Solve ${lhs}=${c}.`;
-        const answer = String(x);
-        return { key: prompt, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
-      });
+    draw(rng) {
+      const a = rng.intBetween(1, o.maxCoef);
+      const x = rng.intBetween(0, o.maxX);
+      const b = rng.intBetween(0, o.maxOffset);
+      const minus = b > 0 && a * x >= b && rng.random() < 0.5;
+      const c = minus ? a * x - b : a * x + b;
+      const lhs = `${a === 1 ? "" : a}x${b === 0 ? "" : minus ? `-${b}` : `+${b}`}`;
+      const prompt = `Solve ${lhs}=${c}.`;
+      const answer = String(x);
+      return { key: prompt, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };
     },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
-  };
-}
+  }),
+});
+
+/** Builds the "linear-equation" task for the given difficulty. */
+export const createLinearEquationTask: (options?: Partial<LinearEquationOptions>) => Task<AnswerGold> =
+  linearEquation.create;
 
 /** Registry definition of "linear-equation". */
-export const linearEquationTask: TaskDefinition<LinearEquationOptions> = {
-  name: "linear-equation",
-  description: "solve a linear equation (Solve 3x+5=20.), boxed whole-number answer; difficulty: coefficient and range",
-  options: linearEquationOptions,
-  create: (o) => createLinearEquationTask(o),
-};
+export const linearEquationTask: TaskDefinition<LinearEquationOptions> = linearEquation.definition;

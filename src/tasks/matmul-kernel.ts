@@ -16,10 +16,9 @@
 import { z } from "zod";
 import type { KernelGold } from "../rewards/kernel/reward.js";
 import { naiveKernelCompletion } from "../rewards/kernel/reward.js";
-import { generateExamples } from "./generate.js";
+import { defineTask } from "./define-task.js";
 import type { TaskDefinition } from "./registry.js";
-import { scoreWithTerms } from "./score.js";
-import type { Example, RewardTerm, Task } from "./types.js";
+import type { RewardTerm, Task } from "./types.js";
 
 const DIMS = [64, 96, 128, 160, 192, 256] as const;
 
@@ -57,41 +56,38 @@ export function kernelPrompt(g: KernelGold, language: "js" | "wat" = "js"): stri
   );
 }
 
-/** Builds the "matmul-kernel" task. */
-export function createMatmulKernelTask(options: Partial<MatmulKernelOptions> = {}): Task<KernelGold> {
-  const o = matmulKernelOptions.parse(options);
-  const dims = DIMS.filter((d) => d <= o.maxDim);
-  const rewardOptions = { profile: o.profile, language: o.language };
-  const terms: RewardTerm[] = [
-    { name: "speed", reward: "kernel-speed", weight: 1, options: rewardOptions },
-    { name: "correct", reward: "kernel-correct", weight: 0, options: rewardOptions },
-  ];
-  return {
-    name: "matmul-kernel",
-    description: `write a fast ${o.language === "wat" ? "WebAssembly-text" : "JS"} matmul kernel (dims from ${dims.join(", ")}); timed against the naive JS kernel`,
-    terms,
-    correctTerm: "correct",
-    maxNewTokens: 1024,
-    generate(split, count, seed): Example<KernelGold>[] {
-      return generateExamples("matmul-kernel", split, count, seed, (rng) => {
+const matmulKernel = defineTask<KernelGold, MatmulKernelOptions>({
+  name: "matmul-kernel",
+  summary: "CUDA-L2 (CPU edition): write a fast, correct JS matmul kernel; reward = measured speedup over naive",
+  options: matmulKernelOptions,
+  build: (o) => {
+    const dims = DIMS.filter((d) => d <= o.maxDim);
+    const rewardOptions = { profile: o.profile, language: o.language };
+    const terms: RewardTerm[] = [
+      { name: "speed", reward: "kernel-speed", weight: 1, options: rewardOptions },
+      { name: "correct", reward: "kernel-correct", weight: 0, options: rewardOptions },
+    ];
+    const language = o.language === "wat" ? "WebAssembly-text" : "JS";
+    return {
+      description: `write a fast ${language} matmul kernel (dims from ${dims.join(", ")}); timed against the naive JS kernel`,
+      terms,
+      correctTerm: "correct",
+      maxNewTokens: 1024,
+      draw(rng) {
         for (;;) {
           const [m, n, k] = [rng.choice(dims), rng.choice(dims), rng.choice(dims)];
           if (m * n * k < o.minMacs) continue;
           const gold: KernelGold = { m, n, k, dtype: "float32", baseline: "naive" };
-          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold, o.language), gold, goldCompletion: naiveKernelCompletion(o.language) };
+          const goldCompletion = naiveKernelCompletion(o.language);
+          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold, o.language), gold, goldCompletion };
         }
-      });
-    },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
-  };
-}
+      },
+    };
+  },
+});
+
+/** Builds the "matmul-kernel" task. */
+export const createMatmulKernelTask: (options?: Partial<MatmulKernelOptions>) => Task<KernelGold> = matmulKernel.create;
 
 /** Registry definition of "matmul-kernel". */
-export const matmulKernelTask: TaskDefinition<MatmulKernelOptions> = {
-  name: "matmul-kernel",
-  description: "CUDA-L2 (CPU edition): write a fast, correct JS matmul kernel; reward = measured speedup over naive",
-  options: matmulKernelOptions,
-  create: (o) => createMatmulKernelTask(o),
-};
+export const matmulKernelTask: TaskDefinition<MatmulKernelOptions> = matmulKernel.definition;

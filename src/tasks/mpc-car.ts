@@ -15,7 +15,7 @@ import { Rng } from "../util/rng.js";
 import { ConfigError } from "../util/errors.js";
 import { CAR_GOLD, GOLD_SIM_VERSION } from "./mpc-car-gold.js";
 import { CAR_PARAPHRASES } from "./mpc-car-paraphrases.js";
-import { scoreWithTerms } from "./score.js";
+import { defineTask, type TaskParts } from "./define-task.js";
 import type { TaskDefinition } from "./registry.js";
 import type { Example, RewardTerm, Task } from "./types.js";
 
@@ -100,9 +100,15 @@ function itemsFor(speeds: readonly number[]): Item[] {
   return items;
 }
 
-/** Builds the "mpc-car" task. */
-export function createMpcCarTask(options: Partial<MpcCarOptions> = {}): Task<CarGold> {
-  const o = mpcCarOptions.parse(options);
+const mpcCar = defineTask<CarGold, MpcCarOptions>({
+  name: "mpc-car",
+  summary: "MPC racing-car tuning (RobotxR1): instruction → parameter dict, scored by a simulated lap",
+  options: mpcCarOptions as unknown as z.ZodType<MpcCarOptions>,
+  build: (o) => buildMpcCar(o),
+});
+
+/** The parts of "mpc-car" for parsed options; its own generate (prompts cycle, no split hashing). */
+function buildMpcCar(o: MpcCarOptions): TaskParts<CarGold> {
   const rewardOptions = { preset: o.preset, outOfRange: o.outOfRange };
   const terms: RewardTerm[] = [
     { name: "driving", reward: "mpc-car-driving", weight: 1, options: rewardOptions },
@@ -113,7 +119,6 @@ export function createMpcCarTask(options: Partial<MpcCarOptions> = {}): Task<Car
   ];
   const items = itemsFor(o.speeds);
   return {
-    name: "mpc-car",
     description: "tune a racing car's MPC parameters to an instructed driving behaviour; scored by a simulated lap",
     terms,
     correctTerm: "improved",
@@ -141,16 +146,11 @@ export function createMpcCarTask(options: Partial<MpcCarOptions> = {}): Task<Car
       }
       return out;
     },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
   };
 }
 
+/** Builds the "mpc-car" task. */
+export const createMpcCarTask: (options?: Partial<MpcCarOptions>) => Task<CarGold> = mpcCar.create;
+
 /** Registry definition of "mpc-car". */
-export const mpcCarTask: TaskDefinition<MpcCarOptions> = {
-  name: "mpc-car",
-  description: "MPC racing-car tuning (RobotxR1): instruction → parameter dict, scored by a simulated lap",
-  options: mpcCarOptions as unknown as z.ZodType<MpcCarOptions>,
-  create: (o) => createMpcCarTask(o),
-};
+export const mpcCarTask: TaskDefinition<MpcCarOptions> = mpcCar.definition;

@@ -15,11 +15,11 @@ import { loadHighs, solveWith } from "../rewards/solver/highs.js";
 import { lpModelSchema, PRELUDE, toLpText } from "../rewards/solver/lp-model.js";
 import type { SirlGold } from "../rewards/solver/reward.js";
 import "../rewards/solver/reward.js";
-import { generateExamples, type Drawn } from "./generate.js";
+import type { Drawn } from "./generate.js";
 import { drawProblem, FAMILIES, type DrawnProblem } from "./optimisation-problems.js";
+import { defineTask } from "./define-task.js";
 import type { TaskDefinition } from "./registry.js";
-import { scoreWithTerms } from "./score.js";
-import type { Example, RewardTerm, Task } from "./types.js";
+import type { RewardTerm, Task } from "./types.js";
 
 const highs = await loadHighs();
 
@@ -71,35 +71,30 @@ function draw(rng: import("../util/rng.js").Rng, o: OptimisationOptions): Drawn<
   };
 }
 
+const optimisation = defineTask<SirlGold, OptimisationOptions>({
+  name: "optimisation",
+  summary: "SIRL: write an optimisation model (JS model API or CPLEX LP) for a word problem; solved and checked with HiGHS",
+  options: optimisationOptions,
+  build: (o) => {
+    const terms: RewardTerm[] = [
+      { name: "format", reward: "sirl-format", weight: 0.5, options: {} },
+      { name: "runs", reward: "sirl-runs", weight: 1, options: {} },
+      { name: "objective", reward: "sirl-objective", weight: 2, options: {} },
+      { name: "solutionHit", reward: "sirl-solution-hit", weight: o.solutionHitWeight, options: {} },
+    ];
+    return {
+      description: `SIRL optimisation modelling (${o.families.join(", ")}); the model is solved with HiGHS`,
+      terms,
+      correctTerm: "objective",
+      stop: ["</code>"],
+      maxNewTokens: 1024,
+      draw: (rng) => draw(rng, o),
+    };
+  },
+});
+
 /** Builds the "optimisation" task. */
-export function createOptimisationTask(options: Partial<OptimisationOptions> = {}): Task<SirlGold> {
-  const o = optimisationOptions.parse(options);
-  const terms: RewardTerm[] = [
-    { name: "format", reward: "sirl-format", weight: 0.5, options: {} },
-    { name: "runs", reward: "sirl-runs", weight: 1, options: {} },
-    { name: "objective", reward: "sirl-objective", weight: 2, options: {} },
-    { name: "solutionHit", reward: "sirl-solution-hit", weight: o.solutionHitWeight, options: {} },
-  ];
-  return {
-    name: "optimisation",
-    description: `SIRL optimisation modelling (${o.families.join(", ")}); the model is solved with HiGHS`,
-    terms,
-    correctTerm: "objective",
-    stop: ["</code>"],
-    maxNewTokens: 1024,
-    generate(split, count, seed): Example<SirlGold>[] {
-      return generateExamples("optimisation", split, count, seed, (rng) => draw(rng, o));
-    },
-    score(example, completion, tokens) {
-      return scoreWithTerms(terms, { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) });
-    },
-  };
-}
+export const createOptimisationTask: (options?: Partial<OptimisationOptions>) => Task<SirlGold> = optimisation.create;
 
 /** Registry definition of "optimisation". */
-export const optimisationTask: TaskDefinition<OptimisationOptions> = {
-  name: "optimisation",
-  description: "SIRL: write an optimisation model (JS model API or CPLEX LP) for a word problem; solved and checked with HiGHS",
-  options: optimisationOptions,
-  create: (o) => createOptimisationTask(o),
-};
+export const optimisationTask: TaskDefinition<OptimisationOptions> = optimisation.definition;
