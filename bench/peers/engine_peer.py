@@ -9,14 +9,24 @@ timed repetitions), on CPU with torch.set_num_threads(threads):
   tied head; Llama: RoPE, RMSNorm, SwiGLU, GQA, tied head), tokens/s;
 - sample: a KV-cache decode loop under inference_mode (prompt forward, then one token at a time drawn with
   torch.multinomial from the softmax of the last logits), new tokens/s.
-The models use F.scaled_dot_product_attention, the fastest eager attention PyTorch offers on CPU.
+The models use F.scaled_dot_product_attention with enable_gqa=True (no copy of the KV heads), the fastest eager
+attention PyTorch offers on CPU, and RoPE cos/sin tables computed once per model, as production code does.
+- numpy.matmul (its own BLAS, usually OpenBLAS) as a second GEMM peer, so the GEMM ratio is quoted against the
+  faster of two BLAS builds rather than one build that may be slow on this CPU.
+It also reports each peer's BLAS and instruction set (torch's build config and CPU capability, numpy's BLAS).
 """
 import json
-import math
+import os
 import statistics
 import sys
 import time
 
+# numpy's BLAS threads must be set before numpy loads (torch may import it).
+_THREADS = str(json.loads(sys.argv[1]).get("threads", 1)) if len(sys.argv) > 1 else "1"
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, _THREADS)
+
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -44,13 +54,16 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
-def rope(x, pos0, theta):
-    # x (B, H, T, D), rotate-half convention (Hugging Face Llama)
-    d = x.shape[-1]
+def rope_tables(max_len, d, theta):
+    # cos/sin (max_len, d), rotate-half convention (Hugging Face Llama); computed once per model
     inv = theta ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
-    t = torch.arange(pos0, pos0 + x.shape[2], dtype=torch.float32)
-    ang = torch.outer(t, inv)
-    cos, sin = torch.cat([ang.cos(), ang.cos()], -1), torch.cat([ang.sin(), ang.sin()], -1)
+    ang = torch.outer(torch.arange(max_len, dtype=torch.float32), inv)
+    return torch.cat([ang.cos(), ang.cos()], -1), torch.cat([ang.sin(), ang.sin()], -1)
+
+
+def rope(x, cos, sin):
+    # x (B, H, T, D); cos/sin (T, D) already sliced to x's positions
+    d = x.shape[-1]
     x1, x2 = x[..., : d // 2], x[..., d // 2 :]
     return x * cos + torch.cat([-x2, x1], -1) * sin
 
@@ -71,7 +84,7 @@ class Block(nn.Module):
         self.up = nn.Linear(d, c["dFf"], bias=gpt)
         self.down = nn.Linear(c["dFf"], d, bias=gpt)
 
-    def forward(self, x, cache=None, pos0=0):
+    def forward(self, x, cache=None, pos0=0, rope_cs=None):
         c = self.c
         b, t, _ = x.shape
         h, hkv, hd = c["nHeads"], c["nKvHeads"], c["dModel"] // c["nHeads"]
@@ -80,19 +93,17 @@ class Block(nn.Module):
         k = self.k(y).view(b, t, hkv, hd).transpose(1, 2)
         v = self.v(y).view(b, t, hkv, hd).transpose(1, 2)
         if c["arch"] == "llama":
-            q, k = rope(q, pos0, c["ropeTheta"]), rope(k, pos0, c["ropeTheta"])
+            cos, sin = rope_cs[0][pos0 : pos0 + t], rope_cs[1][pos0 : pos0 + t]
+            q, k = rope(q, cos, sin), rope(k, cos, sin)
         if cache is not None:
             kc, vc = cache
             kc[:, :, pos0 : pos0 + t] = k
             vc[:, :, pos0 : pos0 + t] = v
             k, v = kc[:, :, : pos0 + t], vc[:, :, : pos0 + t]
-        if hkv != h:
-            k = k.repeat_interleave(h // hkv, dim=1)
-            v = v.repeat_interleave(h // hkv, dim=1)
         causal = t > 1
         if cache is not None and pos0 > 0 and t > 1:
             raise ValueError("multi-token append to a non-empty cache is not used here")
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=hkv != h)
         x = x + self.o(a.transpose(1, 2).reshape(b, t, h * hd))
         y = self.n2(x)
         m = F.gelu(self.up(y), approximate="tanh") if self.gate is None else F.silu(self.gate(y)) * self.up(y)
@@ -107,6 +118,8 @@ class Decoder(nn.Module):
         self.pos = nn.Embedding(c["maxSeqLen"], c["dModel"]) if c["arch"] == "gpt2" else None
         self.blocks = nn.ModuleList([Block(c) for _ in range(c["nLayers"])])
         self.norm = nn.LayerNorm(c["dModel"], eps=c["normEps"]) if c["arch"] == "gpt2" else RMSNorm(c["dModel"], c["normEps"])
+        hd = c["dModel"] // c["nHeads"]
+        self.rope_cs = rope_tables(c["maxSeqLen"], hd, c.get("ropeTheta", 10000.0)) if c["arch"] == "llama" else None
         for p in self.parameters():
             if p.dim() > 1:
                 nn.init.normal_(p, std=0.02)
@@ -116,7 +129,7 @@ class Decoder(nn.Module):
         if self.pos is not None:
             x = x + self.pos(torch.arange(pos0, pos0 + ids.shape[1]))
         for i, blk in enumerate(self.blocks):
-            x = blk(x, None if caches is None else caches[i], pos0)
+            x = blk(x, None if caches is None else caches[i], pos0, self.rope_cs)
         return self.norm(x) @ self.embed.weight.t()
 
 
@@ -124,6 +137,42 @@ def bench_matmul(n):
     a, b = torch.randn(n, n), torch.randn(n, n)
     t = median_time(lambda: torch.mm(a, b), 3, 10, 1.0)
     return 2 * n ** 3 / t / 1e9
+
+
+def bench_numpy_matmul(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
+    t = median_time(lambda: np.matmul(a, b), 3, 10, 1.0)
+    return 2 * n ** 3 / t / 1e9
+
+
+def build_info():
+    """Each peer's BLAS and instruction set, as the libraries report them."""
+    cfg = torch.__config__.show()
+    blas = next((l.split("=", 1)[1].strip().rstrip(",") for l in cfg.replace(", ", "\n").splitlines() if "BLAS_INFO=" in l), "?")
+    try:
+        isa = torch.backends.cpu.get_cpu_capability()
+    except AttributeError:
+        isa = "?"
+    try:
+        deps = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        np_blas = f'{deps.get("name", "?")} {deps.get("version", "")}'.strip()
+    except Exception:  # older numpy: no dict mode
+        np_blas = "?"
+    coretype = "?"
+    try:
+        from threadpoolctl import threadpool_info
+
+        for pool in threadpool_info():
+            if pool.get("internal_api") == "openblas":
+                coretype = pool.get("architecture") or "?"
+    except ImportError:
+        pass
+    return {
+        "torch_blas": blas, "torch_isa": isa, "torch_mkldnn": bool(torch.backends.mkldnn.is_available()),
+        "numpy": np.__version__, "numpy_blas": np_blas, "numpy_openblas_coretype": coretype,
+        "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+    }
 
 
 def bench_train(c, batch, seq, warmup, steps):
@@ -169,9 +218,10 @@ def bench_sample(c, batch, prompt_len, new_tokens, reps):
 def main():
     s = json.loads(sys.argv[1])
     torch.set_num_threads(s["threads"])
-    out = {"torch": torch.__version__, "threads": torch.get_num_threads()}
+    out = {"torch": torch.__version__, "threads": torch.get_num_threads(), **build_info()}
     for n in s.get("matmul", []):
         out[f"matmul.{n}.gflops"] = bench_matmul(n)
+        out[f"numpy:matmul.{n}.gflops"] = bench_numpy_matmul(n)
     for name, t in s.get("train", {}).items():
         out[f"train.{name}.tokens_per_s"] = bench_train(t["config"], t["batch"], t["seq"], t["warmup"], t["steps"])
     if "sample" in s:
