@@ -141,10 +141,8 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
     return { ...fail(failed ? `${failed.name}: ${failed.detail ?? ""}` : "a gate failed", { checks: ev.checks }), terms: { correct: 0, speedup: 0, lengthPenalty } };
   }
   const S = ev.speedup;
-  const verdict = ev.suspicious ? "suspicious" : (ev.significance?.verdict ?? "noise");
-  // Paid only when distinguishable from 1, and never when suspicious; the sign always agrees with the verdict.
-  const paid = verdict === "faster" ? Math.max(S - 1, 0) : verdict === "slower" ? Math.min(S - 1, 0) : 0;
-  const score = Math.min(Math.max(paid, -0.9), o.capSpeedup - 1) - o.lengthPenaltyCoef * lengthPenalty;
+  const { verdict, paid } = speedScore(ev, o.capSpeedup);
+  const score = paid - o.lengthPenaltyCoef * lengthPenalty;
   return {
     score,
     terms: { correct: 1, speedup: S, lengthPenalty },
@@ -165,6 +163,20 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
       ...(ev.baselineMedianMs !== null && ev.baselineMedianMs < 1 ? { warning: "baseline call under 1 ms: pick a larger shape (§10.2 #5)" } : {}),
     },
   };
+}
+
+/**
+ * The speed part of the score of a correct kernel: clip(S − 1, −0.9, capSpeedup − 1) when the pay rule calls it
+ * faster or slower (with the sign of the verdict), 0 when it is noise, and 0 when it is flagged suspicious.
+ */
+export function speedScore(
+  ev: Pick<KernelEvaluation, "speedup" | "significance" | "suspicious">,
+  capSpeedup: number,
+): { verdict: "faster" | "slower" | "noise" | "suspicious"; paid: number } {
+  const verdict = ev.suspicious ? "suspicious" : (ev.significance?.verdict ?? "noise");
+  const S = ev.speedup ?? 1;
+  const raw = verdict === "faster" ? Math.max(S - 1, 0) : verdict === "slower" ? Math.min(S - 1, 0) : 0;
+  return { verdict, paid: Math.min(Math.max(raw, -0.9), capSpeedup - 1) };
 }
 
 const EXAMPLE_GOLD: KernelGold = { m: 32, n: 32, k: 32, dtype: "float32", baseline: "naive" };
