@@ -1,5 +1,7 @@
 /** Presets, step metrics, zero-std decisions, multi-term rewards and the off-policy pieces (spec §8, §9, §10, §11.3, §11.5). */
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { overlongPenalty as rewardsOverlong } from "../../src/rewards/length.js";
 import {
   PRESETS, advantageOptionsOf, lossOptionsOf, rewardMetrics, advantageMetrics, lengthMetrics, passAtK, isInformative, selectGroups,
   resampleDecision, isWeights, exgrpoShape, wd1GroupLoss, overlongPenalty, meanOnly, computeAdvantages, sumThenNormalize,
@@ -121,4 +123,14 @@ describe("§11.5 off-policy pieces and small formulas", () => {
     expect(wd1GroupLoss(A, [-7, -9, -3]).loss).toBeCloseTo(r.loss, 12);
   });
   it("overlong punishment", () => close([10, 16, 17, 18, 20, 21].map((L) => overlongPenalty(L, 20, 4)), [0, 0, -0.25, -0.5, -1, -1]));
+  it("the trainer's overlong term equals the standalone \"overlong\" reward checker (factor 1)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 500 }), (maxLen, cacheRaw, L) => {
+        const cache = 1 + (cacheRaw % maxLen);
+        const mine = overlongPenalty(L, maxLen, cache);
+        const checker = rewardsOverlong(L, { maxLen, cache, factor: 1 });
+        return Math.abs(mine - checker) < 1e-12;
+      }),
+    );
+  });
 });
