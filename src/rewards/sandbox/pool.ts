@@ -171,7 +171,10 @@ export class WorkerPool {
     this.closed = true;
     for (const p of this.queue.splice(0)) p.resolve({ ok: false, kind: "error", error: "the worker pool was closed" });
     for (const s of this.slots) this.finish(s, { ok: false, kind: "error", error: "the worker pool was closed" });
-    for (const p of this.live.keys()) p.child.kill("SIGKILL");
+    for (const p of this.live.keys()) {
+      p.child.ref(); // workers are unref'ed; without this an idle caller could exit before they are reaped
+      p.child.kill("SIGKILL");
+    }
     await Promise.all(this.live.values());
   }
 
