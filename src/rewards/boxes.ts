@@ -163,10 +163,16 @@ export const detectionOptions = z.object({
   maxItems: z.number().int().positive().default(100).describe("more predicted boxes invalidate the list"),
   requireThink: z.boolean().default(true).describe("format term needs <think> before <answer> (otherwise <answer> alone)"),
   repairTruncated: z.boolean().default(false).describe("repair truncated JSON as the reference does (D-B9); pays truncated outputs"),
-  parser: z.enum(["strict", "visual-rft-lenient"]).default("strict").describe("strict: the whole answer is one JSON list; visual-rft-lenient: the paper's first-[-to-last-] slice, which reads lists out of prose (hackable)"),
-  extraKeys: z.array(z.string()).default([]).describe("item keys tolerated besides position and confidence (strict parser), e.g. label"),
-  formatRequiresAnswer: z.boolean().default(true).describe("the format term also needs the answer to parse as a valid box list"),
-  preset: z.enum(["none", "visualRft"]).default("none").describe("visualRft: the paper's confidence rule, truncation repair, lenient parser and tag-only lazy-regex format (hackable)"),
+  parser: z
+    .enum(["strict", "visual-rft-lenient"])
+    .default("strict")
+    .describe("strict: the whole answer is one JSON list; visual-rft-lenient: the paper's slice (hackable)"),
+  extraKeys: z.array(z.string()).default([]).describe("item keys allowed besides position and confidence, e.g. label"),
+  formatRequiresAnswer: z.boolean().default(true).describe("the format term also needs a valid box list"),
+  preset: z
+    .enum(["none", "visualRft"])
+    .default("none")
+    .describe("visualRft: the paper's confidence rule, repair, lenient parser and tag-only format (hackable)"),
 });
 /** Parsed detection options. */
 export type DetectionOptions = z.output<typeof detectionOptions>;
@@ -199,7 +205,12 @@ function dedupe(preds: PredBox[]): PredBox[] {
 }
 
 /** What `preset: "visualRft"` sets: the paper's rules, each hackable (docs/rewards.md). */
-const VISUAL_RFT = { confidenceRule: "reference", repairTruncated: true, parser: "visual-rft-lenient", formatRequiresAnswer: false } as const;
+const VISUAL_RFT = {
+  confidenceRule: "reference",
+  repairTruncated: true,
+  parser: "visual-rft-lenient",
+  formatRequiresAnswer: false,
+} as const;
 
 /** Scores one detection completion; async only for Hungarian matching. */
 export async function scoreDetection(completion: string, gold: DetectionGold, options: DetectionOptions): Promise<RewardResult> {
@@ -207,11 +218,18 @@ export async function scoreDetection(completion: string, gold: DetectionGold, op
   const space = gold.coordSpace ?? "pixel";
   const goldBoxes = gold.boxes.map((b) => (validBox(b) ? toPixels(b as Box, space, gold.imageSize) : null));
   if (goldBoxes.some((b) => b === null)) return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
-  const tags = o.preset === "visualRft" ? formatScore(completion, formatOptions.parse({ preset: "visualRft" })) : exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
+  const tags =
+    o.preset === "visualRft"
+      ? formatScore(completion, formatOptions.parse({ preset: "visualRft" }))
+      : exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
   const answer = answerBlock(completion);
-  const parsed = answer.text === null ? null : parseBoxList(answer.text, { ...o, coordSpace: space, ...(gold.imageSize ? { imageSize: gold.imageSize } : {}) });
+  const listOptions = { ...o, coordSpace: space, ...(gold.imageSize ? { imageSize: gold.imageSize } : {}) };
+  const parsed = answer.text === null ? null : parseBoxList(answer.text, listOptions);
   const format = o.formatRequiresAnswer && !parsed ? 0 : tags;
-  if (!parsed) return { score: format, terms: { iou: 0, confidence: 0, format }, info: { reason: answer.text === null ? answer.reason : "invalid box list" } };
+  if (!parsed) {
+    const reason = answer.text === null ? answer.reason : "invalid box list";
+    return { score: format, terms: { iou: 0, confidence: 0, format }, info: { reason } };
+  }
   const preds = dedupe(parsed);
   const g = goldBoxes as Box[];
   const match = o.matching === "hungarian" ? await hungarianMatch(preds, g, o.iouThreshold, o.inclusive) : greedyMatch(preds, g, o.iouThreshold, o.inclusive);

@@ -56,7 +56,10 @@ export function generalizedIou(a: Box, b: Box): number {
 /** Options of the grounding reward. */
 export const groundingOptions = z.object({
   region: z.enum(["answerTag", "all"]).default("answerTag").describe("read the box from the single <answer> block, or from the whole completion"),
-  boxes: z.enum(["single", "last"]).default("single").describe("single: exactly one box and no other number; last: the last box (hackable; pair with region all for the reference)"),
+  boxes: z
+    .enum(["single", "last"])
+    .default("single")
+    .describe("single: exactly one box and no other number; last: the last box (hackable)"),
 });
 
 /** "box-grounding": GIoU + 1 of the predicted box against the gold box (0–1000 grid). */

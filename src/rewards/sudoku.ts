@@ -16,7 +16,10 @@ const ALPHABET = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 export const sudokuOptions = z.object({
   requireGivens: z.boolean().default(true).describe("a grid that changes a given cell scores 0"),
   padTruncate: z.boolean().default(false).describe("reference behaviour: keep only cell characters, pad with 0 or cut to N²"),
-  answerBlocks: z.enum(["single", "last"]).default("single").describe("single: two <answer> blocks score 0 (G5); last: the reference grades the last block (hackable)"),
+  answerBlocks: z
+    .enum(["single", "last"])
+    .default("single")
+    .describe("single: two <answer> blocks score 0 (G5); last: the reference grades the last block (hackable)"),
 });
 /** Parsed sudoku options. */
 export type SudokuOptions = z.output<typeof sudokuOptions>;
@@ -58,7 +61,7 @@ export function sudokuScore(grid: string | null, gold: SudokuGold, o: SudokuOpti
 /** "sudoku-cells": fraction of the originally empty cells filled correctly. */
 export const sudokuReward: RewardSpec<SudokuOptions, SudokuGold> = {
   name: "sudoku-cells",
-  description: "wd1 sudoku: fraction of originally empty cells solved, from exactly N² cells in the single <answer> block",
+  description: "wd1 sudoku: share of the empty cells solved, from exactly N² cells in the single <answer> block",
   options: sudokuOptions,
   exampleGold: { puzzle: "1030020001000001", solution: "1432324121434321" },
   maxScore: 1,
@@ -68,7 +71,8 @@ export const sudokuReward: RewardSpec<SudokuOptions, SudokuGold> = {
     const grid = block.text === null ? null : parseGrid(block.text, n, o.padTruncate);
     const res = sudokuScore(grid, gold, o);
     if ("error" in res) return { score: null, terms: {}, info: { reason: res.error } };
-    return { score: res.cells, terms: { cells: res.cells }, info: { parsed: grid !== null, ...(block.text === null ? { reason: block.reason } : {}) } };
+    const info = { parsed: grid !== null, ...(block.text === null ? { reason: block.reason } : {}) };
+    return { score: res.cells, terms: { cells: res.cells }, info };
   },
   goldCompletion: (g) => {
     const n = g.size ?? Math.round(Math.sqrt(g.puzzle.length));

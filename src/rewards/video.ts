@@ -16,20 +16,31 @@ import { mergeSpans, readSpans, spansIou, spansLength, temporalIou, type Span } 
 import { exactTagFormat, formatOptions, formatScore } from "./format.js";
 import { boxIou, type Box } from "./boxes.js";
 
-export { lastTimeSpan, mergeSpans, parseTimeRange, parseTimeSpans, readSpans, spansIou, temporalIou } from "./text/time-spans.js";
+export {
+  lastTimeSpan, mergeSpans, parseTimeRange, parseTimeSpans, readSpans, spansIou, temporalIou,
+} from "./text/time-spans.js";
 export type { Span, SpanPolicy } from "./text/time-spans.js";
 
 const thinkOption = z.boolean().default(true).describe("the format term needs <think> before <answer> (false: the answer may come directly)");
 
-const formatRequiresAnswer = z.boolean().default(true).describe("the format term also needs the answer to parse as this family's answer type");
+const formatRequiresAnswer = z.boolean().default(true).describe("the format term also needs a parsed answer");
 
 /** Options of the temporal grounding reward. */
 export const temporalOptions = z.object({
   requireThink: thinkOption,
-  spans: z.enum(["single", "union", "last"]).default("single").describe("single: exactly one span, no other number; union: all spans scored as one set; last: the last pair (VideoChat-R1; hackable)"),
-  answerBlocks: z.enum(["single", "last"]).default("single").describe("single: two <answer> blocks are invalid (G5); last: the last block is graded (VideoChat-R1; hackable)"),
+  spans: z
+    .enum(["single", "union", "last"])
+    .default("single")
+    .describe("single: one span, no other number; union: all spans as one set; last: the last pair (hackable)"),
+  answerBlocks: z
+    .enum(["single", "last"])
+    .default("single")
+    .describe("single: two <answer> blocks are invalid (G5); last: the last block is graded (hackable)"),
   formatRequiresAnswer,
-  preset: z.enum(["none", "videoChatR1"]).default("none").describe("videoChatR1: last block, last pair, tag-only lazy-regex format (the paper's rules; hackable)"),
+  preset: z
+    .enum(["none", "videoChatR1"])
+    .default("none")
+    .describe("videoChatR1: last block, last pair, tag-only format (the paper's rules; hackable)"),
 });
 /** Parsed temporal options. */
 export type TemporalOptions = z.output<typeof temporalOptions>;
@@ -61,7 +72,8 @@ export const temporalIouReward: RewardSpec<TemporalOptions, { segment: [number, 
     let tiou = 0;
     if (spans) tiou = o.spans === "union" ? spansIou([gold.segment], spans) : temporalIou(gold.segment, spans[0]!);
     const range = spans && spans.length === 1 ? spans[0] : null;
-    return { score: format + tiou, terms: { format, tiou }, info: { range, spans, ...("error" in read ? { reason: read.error } : {}) } };
+    const info = { range, spans, ...("error" in read ? { reason: read.error } : {}) };
+    return { score: format + tiou, terms: { format, tiou }, info };
   },
   goldCompletion: (g) => `<think>\nThe event happens then.\n</think>\n<answer>${g.segment[0]} to ${g.segment[1]}</answer>`,
 };
@@ -78,7 +90,7 @@ const positiveArea = (b: readonly number[]): boolean => b[0]! < b[2]! && b[1]! <
 /** Options of the tracking reward. */
 export const trackingOptions = z.object({
   requireThink: thinkOption,
-  formatRequiresAnswer: formatRequiresAnswer.describe("true: the format term needs N boxes of positive area; false: tags only (the paper's format term)"),
+  formatRequiresAnswer: formatRequiresAnswer.describe("true: format needs N boxes of positive area; false: tags only"),
 });
 
 /** Gold of the tracking reward: one box per sampled frame (frame 0 is given in the prompt). */
@@ -105,7 +117,8 @@ export const trackingIouReward: RewardSpec<z.output<typeof trackingOptions>, Tra
     const tags = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
     if (!valid) {
       const format = o.formatRequiresAnswer ? 0 : tags;
-      return { score: format, terms: { format, trackIou: 0 }, info: { reason: "answer is not a list of exactly N boxes", staticBaseline } };
+      const info = { reason: "answer is not a list of exactly N boxes", staticBaseline };
+      return { score: format, terms: { format, trackIou: 0 }, info };
     }
     const boxes = list as number[][];
     const format = o.formatRequiresAnswer && !boxes.every(positiveArea) ? 0 : tags;
@@ -147,7 +160,7 @@ export interface ChoiceGold {
 /** Options of the multiple-choice reward. */
 export const mcqOptions = z.object({
   requireThink: thinkOption,
-  formatRequiresAnswer: formatRequiresAnswer.describe("the format term also needs the answer to choose exactly one option"),
+  formatRequiresAnswer: formatRequiresAnswer.describe("the format term also needs exactly one chosen option"),
 });
 
 /** Accuracy and whether the answer chose exactly one option; null when the gold letter is outside the options. */
@@ -209,7 +222,9 @@ export const groundedQaReward: RewardSpec<z.output<typeof mcqOptions>, GroundedQ
   exampleGold: { answer: "A", options: ["he opens the door", "he sits down"], glue: [[3, 8], [20, 24]] },
   maxScore: 3,
   score({ completion, gold }, o): RewardResult {
-    if (spansLength(mergeSpans(gold.glue)) <= 0) return { score: null, terms: {}, info: { reason: "empty or zero-length gold glue" } };
+    if (spansLength(mergeSpans(gold.glue)) <= 0) {
+      return { score: null, terms: {}, info: { reason: "empty or zero-length gold glue" } };
+    }
     const choice = choiceAccuracy(completion, gold);
     if (choice === null) return { score: null, terms: {}, info: { reason: "gold letter outside the options" } };
     const accuracy = choice.accuracy;
@@ -235,7 +250,10 @@ export const captionOptions = z.object({ requireThink: thinkOption });
  * Caption recall (VideoChat-R1 §3.3) — MODEL-JUDGED, NOT RULE-BASED: the score is whatever the supplied judge
  * returns, plus the format term. A judge failure gives null (infrastructure, not the model's fault).
  */
-export function makeCaptionRecallReward(judge: CaptionJudge, name = "caption-recall"): RewardSpec<z.output<typeof captionOptions>, { caption: string }> {
+export function makeCaptionRecallReward(
+  judge: CaptionJudge,
+  name = "caption-recall",
+): RewardSpec<z.output<typeof captionOptions>, { caption: string }> {
   return {
     name,
     description: "MODEL-JUDGED (not rule-based): format + caption recall in [0,1] as scored by a pluggable judge",

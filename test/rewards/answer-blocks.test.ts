@@ -11,7 +11,8 @@ import { countdownExpression } from "../../src/rewards/countdown.js";
 const PUZZLE = "1030020001000001";
 const SOLUTION = "1432324121434321";
 const THINK = "<think>\nworking\n</think>\n";
-const score = async (name: string, completion: string, gold: unknown, o: object = {}) => (await rewards.score(name, { completion, gold }, o)).score;
+const score = async (name: string, completion: string, gold: unknown, o: object = {}) =>
+  (await rewards.score(name, { completion, gold }, o)).score;
 
 describe("answerBlock: the shared rule", () => {
   it.each([
@@ -30,7 +31,8 @@ describe("answerBlock: the shared rule", () => {
     expect(answerBlock("<glue>a</glue>", { tag: "glue" }).text).toBe("a");
   });
   it("the reason names what is wrong; a block over the cap is refused", () => {
-    expect(answerBlock("<answer>x</answer><answer>y</answer>")).toEqual({ text: null, reason: "more than one <answer> block" });
+    const reason = "more than one <answer> block";
+    expect(answerBlock("<answer>x</answer><answer>y</answer>")).toEqual({ text: null, reason });
     expect(answerBlock("<answer>x</answer>", { maxChars: 0 }).text).toBeNull();
   });
   it("answerRegion answerTag (the maths and car readers) applies the same rule; its API is unchanged", () => {
@@ -41,7 +43,7 @@ describe("answerBlock: the shared rule", () => {
 });
 
 describe("every family: a wrong block followed by the right one earns nothing", () => {
-  const two = (wrong: string, right: string, tail = ""): string => `${THINK}<answer>${wrong}</answer>\n<answer>${right}</answer>${tail}`;
+  const two = (wrong: string, right: string): string => `${THINK}<answer>${wrong}</answer>\n<answer>${right}</answer>`;
   it("sudoku: 4444… then the solution → 0; answerBlocks: last (wd1, hackable) pays it", async () => {
     const c = two("4".repeat(16), SOLUTION);
     expect(await score("sudoku-cells", c, { puzzle: PUZZLE, solution: SOLUTION })).toBe(0);
@@ -63,18 +65,22 @@ describe("every family: a wrong block followed by the right one earns nothing", 
   });
   it("grounded-qa: two glue blocks lose the format and glue terms", async () => {
     const gold = { answer: "A", options: ["x", "y"], glue: [[3, 8]] };
-    const r = await rewards.score("grounded-qa", { completion: `${THINK}<answer>A</answer><glue>[(0,1)]</glue><glue>[(3,8)]</glue>`, gold });
+    const completion = `${THINK}<answer>A</answer><glue>[(0,1)]</glue><glue>[(3,8)]</glue>`;
+    const r = await rewards.score("grounded-qa", { completion, gold });
     expect(r.terms).toEqual({ format: 0, glueIou: 0, accuracy: 1 });
   });
   it("kg-answer: two answer blocks in the last turn → em 0", async () => {
-    const turns = ["<entities>\na\n</entities>", "<groups>\nb\n</groups>", `${THINK}<answer>ibuprofen</answer><answer>aspirin</answer>`];
+    const last = `${THINK}<answer>ibuprofen</answer><answer>aspirin</answer>`;
+    const turns = ["<entities>\na\n</entities>", "<groups>\nb\n</groups>", last];
     const r = await rewards.score("kg-answer", { completion: turns.join("\n"), gold: { answers: ["aspirin"] }, turns });
     expect(r.terms.em).toBe(0);
   });
   it("math-answer with region answerTag, and countdown → 0", async () => {
     expect(await score("math-answer", two("41", "42"), "42", { region: "answerTag" })).toBe(0);
     const gold = { numbers: [3, 5, 2], target: 16 };
-    expect(countdownExpression.score({ completion: two("3+5+2", "(3+5)*2"), gold }, countdownExpression.options.parse({}))).toMatchObject({ score: 0 });
+    const options = countdownExpression.options.parse({});
+    const r = countdownExpression.score({ completion: two("3+5+2", "(3+5)*2"), gold }, options);
+    expect(r).toMatchObject({ score: 0 });
   });
   it("hedging in reverse order (right block first) is no better", async () => {
     expect(await score("sudoku-cells", two(SOLUTION, "4".repeat(16)), { puzzle: PUZZLE, solution: SOLUTION })).toBe(0);
@@ -83,7 +89,8 @@ describe("every family: a wrong block followed by the right one earns nothing", 
 });
 
 describe("property: adding a second answer block never raises any text reward's score (fast-check)", () => {
-  const content = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom("42", SOLUTION, "10 to 20", "[]", "A", "aspirin"));
+  const known = fc.constantFrom("42", SOLUTION, "10 to 20", "[]", "A", "aspirin");
+  const content = fc.oneof(fc.string({ maxLength: 40 }), known);
   for (const spec of textRewards) {
     it(spec.name, async () => {
       if (!spec.goldCompletion || spec.exampleGold === undefined) return;

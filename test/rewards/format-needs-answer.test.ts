@@ -14,6 +14,7 @@ const term = async (name: string, answer: string, gold: unknown, o: object = {})
 const HUGE = "1" + "0".repeat(4_999);
 const LONG_FINITE = "10." + "0".repeat(4_997);
 const item = (pos: string): string => `[{"Position": ${pos}, "Confidence": 1}]`;
+const LIST_OPTS = { positionKey: "Position", confidenceKey: "Confidence", maxItems: 100, coordSpace: "pixel" as const };
 
 const BOX_GARBAGE: [string, string][] = [
   [item("[10, 10, 0, 0]"), "an inverted box"],
@@ -38,11 +39,13 @@ describe("box-detection: the format term needs a valid box list", () => {
     expect(await term("box-detection", item("[50, 50, 60, 60]"), gold)).toBe(1);
   });
   it("property: format 1 implies the answer parses as a box list (fast-check)", async () => {
-    const parts = fc.constantFrom("[", "]", "{", "}", ",", '"Position": ', "[0,0,10,10]", "[10,10,0,0]", "1e400", "NaN", '"x"', " ", "0xC");
+    const parts = fc.constantFrom(
+      "[", "]", "{", "}", ",", '"Position": ', "[0,0,10,10]", "[10,10,0,0]", "1e400", "NaN", '"x"', " ", "0xC",
+    );
     await fc.assert(fc.asyncProperty(fc.array(parts, { maxLength: 14 }), async (ps) => {
       const answer = ps.join("");
       const f = await term("box-detection", answer, gold);
-      const parsed = parseBoxList(answer, { positionKey: "Position", confidenceKey: "Confidence", maxItems: 100, coordSpace: "pixel" });
+      const parsed = parseBoxList(answer, LIST_OPTS);
       if (f === 1) expect(parsed).not.toBeNull();
     }), { numRuns: 300, seed: 31 });
   });
@@ -70,7 +73,9 @@ describe("temporal-iou: the format term needs exactly one valid span", () => {
       expect(await term("temporal-iou", answer, gold, { preset: "videoChatR1" })).toBe(1);
     }
   });
-  it("a valid but wrong span keeps its format credit", async () => expect(await term("temporal-iou", "40 to 50", gold)).toBe(1));
+  it("a valid but wrong span keeps its format credit", async () => {
+    expect(await term("temporal-iou", "40 to 50", gold)).toBe(1);
+  });
   it("property: format 1 implies exactly one valid span (fast-check)", async () => {
     const parts = fc.constantFrom("10", "20", " to ", " and ", "-", "NaN", "e", ".", ":", "s", " ", "x", "1e400", "0x");
     await fc.assert(fc.asyncProperty(fc.array(parts, { maxLength: 10 }), async (ps) => {

@@ -45,7 +45,7 @@ describe("hole 2: a box list is exactly one JSON value", () => {
   ] as [unknown, string][])("an item %j invalidates the list (%s)", (item) => {
     expect(parseBoxList(JSON.stringify([item]), LIST_OPTS)).toBeNull();
   });
-  it("documented repairs only: single quotes (spec §4.1), truncation with repairTruncated (D-B9), extraKeys", async () => {
+  it("documented repairs only: single quotes (§4.1), truncation with repairTruncated (D-B9), extraKeys", async () => {
     expect((await det(LIST.replace(/"/g, "'"))).terms.iou).toBe(1);
     const cut = `[${JSON.stringify(BOX)}, {"Posi`;
     expect((await det(cut)).terms.iou).toBe(0);
@@ -54,16 +54,18 @@ describe("hole 2: a box list is exactly one JSON value", () => {
     expect((await det(labelled)).terms.iou).toBe(0);
     expect((await det(labelled, [[0, 0, 10, 10]], { extraKeys: ["label"] })).terms.iou).toBe(1);
   });
-  it('the paper\'s slice survives only as parser "visual-rft-lenient" (and preset visualRft), and is hackable', async () => {
+  it('the paper\'s slice survives only as parser "visual-rft-lenient" (and preset visualRft): hackable', async () => {
     const hack = `${LIST} // IoU = 1.0, verified`;
     expect((await det(hack, [[0, 0, 10, 10]], { parser: "visual-rft-lenient" })).terms.iou).toBe(1);
     expect((await det(hack, [[0, 0, 10, 10]], { preset: "visualRft" })).score).toBeCloseTo(3, 12);
   });
   it("tracking reads one JSON list too", async () => {
     const boxes = [[0, 0, 10, 10], [1, 0, 11, 10]];
-    const track = (a: string) => rewards.score("tracking-iou", { completion: `${THINK}<answer>${a}</answer>`, gold: { boxes } });
+    const track = (a: string) =>
+      rewards.score("tracking-iou", { completion: `${THINK}<answer>${a}</answer>`, gold: { boxes } });
     expect((await track(JSON.stringify(boxes))).score).toBe(2);
-    for (const a of [`${JSON.stringify(boxes)} // verified`, JSON.stringify({ boxes }), `track: ${JSON.stringify(boxes)}`]) {
+    const list = JSON.stringify(boxes);
+    for (const a of [`${list} // verified`, JSON.stringify({ boxes }), `track: ${list}`]) {
       expect((await track(a)).terms).toEqual({ format: 0, trackIou: 0 });
     }
   });
@@ -108,7 +110,9 @@ describe("hole 3: many time spans, one paid", () => {
     expect(readSpans("1 to 2, 3 to 4", "single")).toEqual({ error: "2 spans where exactly one is expected" });
   });
 
-  const span = fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 30 })).map(([a, l]) => [a, a + l] as [number, number]);
+  const span = fc
+    .tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 30 }))
+    .map(([a, l]) => [a, a + l] as [number, number]);
   it("property: under union, spans whose union differs from the gold never get IoU 1 (fast-check)", async () => {
     await fc.assert(fc.asyncProperty(fc.array(span, { minLength: 1, maxLength: 8 }), async (spans) => {
       const text = spans.map(([a, b]) => `${a} to ${b}`).join(", ");

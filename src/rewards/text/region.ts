@@ -18,7 +18,7 @@ export const MAX_REGION_CHARS = 20_000;
 /** The graded region, or a reason why there is none. */
 export type Region = { text: string } | { text: null; reason: string };
 
-/** How several blocks of one tag are treated: "single" (hedging is invalid, G5) or "last" (a paper's rule; hackable). */
+/** How several blocks of one tag are read: "single" (hedging is invalid, G5) or "last" (a paper's rule; hackable). */
 export type BlockPolicy = "single" | "last";
 
 /** Options for `answerRegion`. */

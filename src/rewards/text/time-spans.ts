@@ -13,6 +13,8 @@
 /** A time span in seconds, `[start, end]`. */
 export type Span = [number, number];
 
+type SpanList = readonly (readonly [number, number])[];
+
 /** How the spans of an answer are read. */
 export type SpanPolicy = "single" | "union" | "last";
 
@@ -24,7 +26,8 @@ const TIME = String.raw`(\d{1,7}(?::\d{1,2}){0,2}(?:\.\d{1,6})?)`;
 const UNIT = "(?:seconds|secs|sec|s)";
 const SEP = String.raw`(?:to|and|-|\u2013)`;
 // Bounded whitespace everywhere: no quantifier can backtrack over long runs.
-const PAIR = new RegExp(String.raw`${TIME}[ \t]{0,3}${UNIT}?[ \t]{0,3}${SEP}[ \t]{0,3}${TIME}(?:[ \t]{0,3}${UNIT}\b)?`, "g");
+const WS = "[ \\t]{0,3}";
+const PAIR = new RegExp(String.raw`${TIME}${WS}${UNIT}?${WS}${SEP}${WS}${TIME}(?:${WS}${UNIT}\b)?`, "g");
 
 function seconds(t: string): number {
   return t.split(":").reduce((acc, part) => acc * 60 + Number(part), 0);
@@ -92,7 +95,8 @@ export function readSpans(answer: string, policy: SpanPolicy): { spans: Span[] }
   }
   const res = parseTimeSpans(answer);
   if ("error" in res) return res;
-  if (policy === "single" && res.spans.length !== 1) return { error: `${res.spans.length} spans where exactly one is expected` };
+  const n = res.spans.length;
+  if (policy === "single" && n !== 1) return { error: `${n} spans where exactly one is expected` };
   return res;
 }
 
@@ -110,7 +114,7 @@ export function temporalIou(gold: readonly [number, number], pred: readonly [num
 }
 
 /** Sorts spans and merges those that overlap or touch. */
-export function mergeSpans(spans: readonly (readonly [number, number])[]): Span[] {
+export function mergeSpans(spans: SpanList): Span[] {
   const sorted = [...spans].sort((a, b) => a[0] - b[0]);
   const out: Span[] = [];
   for (const [s, e] of sorted) {
@@ -122,10 +126,10 @@ export function mergeSpans(spans: readonly (readonly [number, number])[]): Span[
 }
 
 /** Total length of a list of spans. */
-export const spansLength = (spans: readonly (readonly [number, number])[]): number => spans.reduce((s, [a, b]) => s + b - a, 0);
+export const spansLength = (spans: SpanList): number => spans.reduce((s, [a, b]) => s + b - a, 0);
 
 /** IoU of two span lists after merging each: total intersection / total union. */
-export function spansIou(gold: readonly (readonly [number, number])[], pred: readonly (readonly [number, number])[]): number {
+export function spansIou(gold: SpanList, pred: SpanList): number {
   const g = mergeSpans(gold);
   const p = mergeSpans(pred);
   let inter = 0;
