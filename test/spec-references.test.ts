@@ -16,6 +16,7 @@ const S = String.fromCodePoint(0xa7);
 
 const TOY: Anchors = {
   sections: { rewards: new Set(["1", "1.1", "1.2", "10.2", "10.3", "12"]), algorithms: new Set(["2", "2.1", "8.4"]) },
+  items: { rewards: new Set(["10.3#1", "10.3#7", "1.1#3"]), algorithms: new Set() },
   decisions: new Set(["G1", "G2", "G3", "G8", "D-M1", "D-M13"]),
   design: new Set(["runs on disk"]),
 };
@@ -24,11 +25,12 @@ const dangling = (path: string, text: string) => danglingIn(path, text, TOY).map
 
 describe("the resolver", () => {
   it("reads section headings, decision headings and anchors", () => {
-    const md = ["# Title", "## 1. Maths", "### 1.2 Table", "#### D-M4 Rounding"];
+    const md = ["# Title", "## 1. Maths", "1. first", "### 1.2 Table", "1. one", "2. two", "#### D-M4 Rounding", "3. x"];
     md.push('- <a id="G5"></a> no hedging', '<a id="3.4"></a>');
     const a = anchorsOf(md.join("\n"));
     expect([...a.sections].sort()).toEqual(["1", "1.2", "3.4"]);
     expect([...a.decisions].sort()).toEqual(["D-M4", "G5"]);
+    expect([...a.items].sort()).toEqual(["1#1", "1.2#1", "1.2#2"]); // the list under a decision heading is not 1.2's
   });
 
   it("flags a dangling section, a dangling decision id and a path outside the repository", () => {
@@ -54,6 +56,11 @@ describe("the resolver", () => {
     expect(specs).toEqual(["rewards", "rewards", "rewards", "algorithms", "algorithms"]);
     expect(dangling("bench/x.ts", `// rewards spec ${S}10.2–10.3 and ${S}1.1–1.7`)).toEqual([`1: ${S}1.1–1.7`]);
     expect(dangling("src/rewards/x.ts", "// G1–G8, D-M1–M13 and G1–G4")).toEqual(["1: G1–G4"]);
+  });
+
+  it("checks the numbered item a citation names", () => {
+    expect(dangling("src/rewards/x.ts", `// ${S}10.3 #7, ${S}1.1 step 3, ${S}10.3 #1–7`)).toEqual([]);
+    expect(dangling("src/rewards/x.ts", `// ${S}10.3 #8 and ${S}1.1 steps 2–3`)).toEqual([`1: ${S}10.3`, `1: ${S}1.1`]);
   });
 
   it("checks the heading named after DESIGN.md", () => {

@@ -13,6 +13,8 @@ export type SpecName = "rewards" | "algorithms";
 /** Section numbers and decision ids defined by the spec files. */
 export interface Anchors {
   sections: Record<SpecName, Set<string>>;
+  /** Numbered list items ("1. …") under each section heading, keyed "section#item" (e.g. "10.3#7"). */
+  items: Record<SpecName, Set<string>>;
   /** Decision ids (all live in the rewards spec). */
   decisions: Set<string>;
   /** Headings of docs/spec/design.md (lower case), which DESIGN.md citations name in quotes. */
@@ -28,6 +30,8 @@ export interface Reference {
   spec: SpecName | null;
   /** Section numbers (both ends of a range) or decision ids that must exist. */
   targets: string[];
+  /** Numbered items of the (first) section named, written after it as "#7", "step 3" or "steps 2–6". */
+  items?: number[];
 }
 
 /** A reference that does not resolve, with the reason. */
@@ -43,17 +47,22 @@ const DECISION_HEADING = /^#{1,6}\s+(G\d+|D-[A-Z]{1,2}\d+)\b/;
 const ANCHOR = /<a\s+id="([^"]+)"\s*>/g;
 
 /** Section numbers and decision ids declared by one spec file's headings and `<a id="…">` anchors. */
-export function anchorsOf(markdown: string): { sections: Set<string>; decisions: Set<string> } {
+export function anchorsOf(markdown: string): { sections: Set<string>; decisions: Set<string>; items: Set<string> } {
   const sections = new Set<string>();
   const decisions = new Set<string>();
+  const items = new Set<string>();
+  let current: string | null = null;
   for (const line of markdown.split("\n")) {
     const s = SECTION_HEADING.exec(line);
     if (s) sections.add(s[1]!);
+    if (/^#/.test(line)) current = s ? s[1]! : null;
+    const item = /^\s{0,3}(\d+)\.\s/.exec(line);
+    if (item && current !== null) items.add(`${current}#${item[1]}`);
     const d = DECISION_HEADING.exec(line);
     if (d) decisions.add(d[1]!);
     for (const a of line.matchAll(ANCHOR)) (/^\d/.test(a[1]!) ? sections : decisions).add(a[1]!);
   }
-  return { sections, decisions };
+  return { sections, decisions, items };
 }
 
 /** Reads docs/spec/rewards.md and docs/spec/algorithms.md under `root`. */
@@ -63,6 +72,7 @@ export function loadAnchors(root: string): Anchors {
   const design = readFileSync(join(root, "docs/spec/design.md"), "utf8");
   return {
     sections: { rewards: rewards.sections, algorithms: algorithms.sections },
+    items: { rewards: rewards.items, algorithms: algorithms.items },
     decisions: new Set([...rewards.decisions, ...algorithms.decisions]),
     design: headingsOf(design),
   };
@@ -150,6 +160,7 @@ function ownerOf(gap: string, previous: Owner | null): Owner {
   return NAME_BEFORE.test(tail) ? "external" : "default"; // "(DAPO §3.3)", "(OSQP §5.2)": another work's section
 }
 
+const ITEM_AFTER = /^\s?(?:#|steps? |rules? |items? )(\d+)(?:\s?[–-]\s?(\d+))?\b/;
 const DECISION = /\b(G\d+|D-[A-Z]{1,2}\d+)(?:\s?[–-]\s?(G\d+|D-[A-Z]{1,2}\d+|[A-Z]{1,2}\d+))?\b/g;
 const DESIGN_SECTION = /\bDESIGN(?:\.md)?(?:'s)?:?\s+"([^"\n]+)"/g;
 const OUTSIDE_PATH = /(?:shared\/specs\/|(?<!docs\/)\bspecs\/)(?:rewards|algorithms)\.md/g;
@@ -167,7 +178,10 @@ export function referencesIn(path: string, text: string): Reference[] {
       end = m.index + m[0].length;
       if (owner === "external") continue;
       const spec = owner === "default" ? fallback : owner;
-      refs.push({ line: i + 1, text: m[0], kind: "section", spec, targets: m[2] ? [m[1]!, m[2]] : [m[1]!] });
+      const targets = m[2] ? [m[1]!, m[2]] : [m[1]!];
+      const item = ITEM_AFTER.exec(line.slice(end));
+      const items = item ? [Number(item[1]), ...(item[2] ? [Number(item[2])] : [])] : undefined;
+      refs.push({ line: i + 1, text: m[0], kind: "section", spec, targets, ...(items ? { items } : {}) });
     }
     for (const m of line.matchAll(DECISION)) {
       const first = m[1]!;
@@ -201,7 +215,9 @@ export function danglingIn(path: string, text: string, anchors: Anchors): Dangli
       out.push({ ...at, reason: 'cannot tell which spec: write "rewards spec §…" or "algorithms spec §…"' });
     } else {
       const missing = r.targets.filter((t) => !anchors.sections[r.spec!].has(t));
+      const noItem = (r.items ?? []).filter((n) => !anchors.items[r.spec!].has(`${r.targets[0]}#${n}`));
       if (missing.length > 0) out.push({ ...at, reason: `no §${missing.join(", §")} in docs/spec/${r.spec}.md` });
+      else if (noItem.length > 0) out.push({ ...at, reason: `no item ${noItem.join(", ")} in that section's list` });
     }
   }
   return out;
