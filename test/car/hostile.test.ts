@@ -1,4 +1,9 @@
-/** Hostile completions and parameter extremes: the car reward never throws, stays fast, and never pays a broken dict. */
+/**
+ * Hostile completions and parameter extremes: the car reward never throws, stays fast, and never pays a broken dict.
+ * "Fast" is bounded by work, not wall time (issue 20 #11): the size cap is shown by the reason it refuses with (it
+ * never parsed), and the parser's cost by this process's CPU time with a wide margin, which a loaded machine's
+ * scheduling does not inflate as it does wall time.
+ */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { readParams } from "../../src/rewards/car/params.js";
@@ -8,6 +13,18 @@ import { DEFAULT_PARAMS, PARAM_NAMES } from "../../src/rewards/car/mpc.js";
 import { PARAM_RANGES } from "../../src/rewards/car/params.js";
 
 const opts = carRewardOptions.parse({ worker: false });
+
+/** CPU time (ms) this process spends in `f`; the fastest of up to three runs, so one GC pause does not count. */
+function cpuMs(f: () => void, enough: number): number {
+  let best = Infinity;
+  for (let i = 0; i < 3 && best >= enough; i++) {
+    const t0 = process.cpuUsage();
+    f();
+    const d = process.cpuUsage(t0);
+    best = Math.min(best, (d.user + d.system) / 1000);
+  }
+  return best;
+}
 // A cached baseline of the current simulator version: failures need no simulation at all.
 const gold = { case: "racingLine", track: "circle" as const, baselineRmse: 0.05, simVersion: SIM_VERSION };
 
@@ -18,20 +35,13 @@ const dictish = fc.oneof(
 );
 
 describe("hostile completions", () => {
-  it("readParams never throws and takes under 20 ms", () => {
+  it("readParams never throws and takes under 20 ms of CPU time", () => {
     fc.assert(
       fc.property(dictish, (s) => {
         const p = readParams(s);
         expect(typeof p.extracted).toBe("boolean");
-        // Wall-clock budget: a slow call is re-timed and the fastest of three counts, so a GC pause or a loaded
-        // machine is not mistaken for pathological parsing.
-        let best = Infinity;
-        for (let i = 0; i < 3 && best >= 20; i++) {
-          const t0 = performance.now();
-          readParams(s);
-          best = Math.min(best, performance.now() - t0);
-        }
-        expect(best).toBeLessThan(20);
+        // A catastrophic backtrack or quadratic scan of these ≤ 1,000-char inputs costs seconds; parsing costs µs.
+        expect(cpuMs(() => readParams(s), 20)).toBeLessThan(20);
       }),
       { numRuns: 300, seed: 11 },
     );
@@ -45,10 +55,9 @@ describe("hostile completions", () => {
       { numRuns: 30, seed: 12 },
     );
   });
-  it("a 1 MB completion is refused by the size cap, quickly", () => {
-    const t0 = performance.now();
-    expect(readParams(`<answer>new_mpc_params = {${'"qv": 1, '.repeat(100_000)}}</answer>`).extracted).toBe(false);
-    expect(performance.now() - t0).toBeLessThan(200);
+  it("a 1 MB completion is refused by the size cap before any parsing", () => {
+    // The reason is the region cap's (PARSE_CAPS.maxRegionChars), so the dict grammar never saw the 100,000 keys.
+    expect(readParams(`<answer>new_mpc_params = {${'"qv": 1, '.repeat(100_000)}}</answer>`)).toMatchObject({ extracted: false, error: "answer region too long" });
     expect(drivingTerm("x".repeat(1_000_000), gold, opts).score).toBe(-4);
   });
 });
