@@ -25,7 +25,7 @@ const dangling = (path: string, text: string) => danglingIn(path, text, TOY).map
 
 describe("the resolver", () => {
   it("reads section headings, decision headings and anchors", () => {
-    const md = ["# Title", "## 1. Maths", "1. first", "### 1.2 Table", "1. one", "2. two", "#### D-M4 Rounding", "3. x"];
+    const md = ["# Title", "## 1. Maths", "1. first", "### 1.2 Table", "1. one", "2. two", "#### D-M4 Rules", "3. x"];
     md.push('- <a id="G5"></a> no hedging', '<a id="3.4"></a>');
     const a = anchorsOf(md.join("\n"));
     expect([...a.sections].sort()).toEqual(["1", "1.2", "3.4"]);
@@ -90,6 +90,14 @@ describe("spec references in the repository", () => {
     for (const s of ["0.1", "1.5", "10.3", "11.5", "14"]) expect(rewards.has(s), `rewards ${s}`).toBe(true);
     for (const s of ["1.7", "3.1", "6.8", "11.4", "12"]) expect(algorithms.has(s), `algorithms ${s}`).toBe(true);
     for (const d of ["G1", "G8", "D-M13", "D-B10", "D-S7", "D-R7"]) expect(anchors.decisions.has(d), d).toBe(true);
+  });
+
+  it("numbers each section and decision once", () => {
+    for (const f of ["docs/spec/rewards.md", "docs/spec/algorithms.md"]) {
+      const heads = readFileSync(resolve(ROOT, f), "utf8").match(/^#{1,6} (?:\d+(?:\.\d+)*|G\d+|D-[A-Z]+\d+)\b/gm)!;
+      const keys = heads.map((h) => h.replace(/^#+ /, ""));
+      expect(keys.filter((k, i) => keys.indexOf(k) !== i), f).toEqual([]);
+    }
   });
 
   it("finds citations to check", () => {
