@@ -49,8 +49,9 @@ async function benchKernel(): Promise<void> {
     const t1 = performance.now();
     const r = await scoreKernel(fenced(src), big, { profile: "train", seed: 7 });
     const secs = (performance.now() - t1) / 1000;
-    const ci = r.info?.ci95 as [number, number] | undefined;
-    emit("exec", `kernel-speedup-${name}`, r.terms.speedup ?? Number.NaN, "x", `kernel ${name} at 128³, train profile: S = ${r.terms.speedup?.toFixed(3)} (95% CI ${ci?.map((x) => x.toFixed(2)).join("..")}), ${r.info?.iterations} paired iterations, baseline median ${(r.info?.baselineMedianMs as number)?.toFixed(2)} ms`);
+    const sig = r.info?.significance as { lower: number; upper: number; band: number; control: number } | null | undefined;
+    const rule = sig ? `bootstrap bound ${sig.lower.toFixed(2)}..${sig.upper.toFixed(2)}, band ${sig.band.toFixed(2)}, control ${sig.control.toFixed(3)}` : "no verdict";
+    emit("exec", `kernel-speedup-${name}`, r.terms.speedup ?? Number.NaN, "x", `kernel ${name} at 128³, train profile: S = ${r.terms.speedup?.toFixed(3)}, ${r.info?.verdict} (${rule}), score ${r.score?.toFixed(3)}, ${r.info?.iterations} paired iterations, every call verified, baseline median ${(r.info?.baselineMedianMs as number)?.toFixed(2)} ms`);
     emit("exec", `kernel-train-eval-seconds-${name}`, secs, "s", `one train-profile evaluation took ${secs.toFixed(1)} s`);
   }
 }
