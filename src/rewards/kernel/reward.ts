@@ -23,7 +23,7 @@ import { z } from "zod";
 import { memoizeReward } from "../memo.js";
 import { rewards } from "../registry.js";
 import type { RewardResult, RewardSpec } from "../types.js";
-import { moduleUrl, sharedPool } from "../sandbox/pool.js";
+import { jobFault, moduleUrl, sharedPool } from "../sandbox/pool.js";
 import { BASELINES, NAIVE_MATMUL } from "./baselines.js";
 import type { KernelJobArgs } from "./job.js";
 import { NAIVE_MATMUL_WAT } from "./wat.js";
@@ -130,7 +130,7 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
   ]);
   if (!out) return { score: null, terms: {}, info: { reason: "infrastructure: the pool returned no outcome" } };
   if (!out.ok) {
-    if (out.kind === "timeout") return fail(out.error);
+    if (jobFault(out)) return fail(out.error); // overran, over memory, or crashed its worker process
     return { score: null, terms: {}, info: { reason: `infrastructure: ${out.error}` } };
   }
   const ev = out.value;
