@@ -14,6 +14,7 @@ import { matmulKernelTask } from "./matmul-kernel.js";
 export * from "./types.js";
 export * from "./registry.js";
 export * from "./score.js";
+export { defineTask, type DefinedTask, type TaskParts, type TaskSpec } from "./define-task.js";
 export { splitOf, generateExamples, TEST_PERCENT } from "./generate.js";
 export { createAdditionTask, additionOptions, type AdditionOptions, type AnswerGold } from "./addition.js";
 export { createArithmeticTask, arithmeticOptions, type ArithmeticOptions } from "./arithmetic.js";

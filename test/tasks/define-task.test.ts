@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import "../../src/rewards/index.js"; // registers the built-in rewards the terms name
-import { defineTask } from "../../src/tasks/define-task.js";
+import { defineTask } from "../../src/tasks/index.js";
 import { splitOf } from "../../src/tasks/generate.js";
 import { scoreWithTerms } from "../../src/tasks/score.js";
 import { TaskRegistry, getTask } from "../../src/tasks/index.js";
