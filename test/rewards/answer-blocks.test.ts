@@ -40,6 +40,13 @@ describe("answerBlock: the shared rule", () => {
     expect(answerRegion("<answer>1</answer><answer>2</answer>", { mode: "answerTag" }).text).toBeNull();
     expect(answerRegion("<answer>1</answer><answer>2</answer>", { mode: "answerTag", blocks: "last" }).text).toBe("2");
   });
+  it("a region after </think> (or the whole completion) holding two answer blocks is a hedge too", () => {
+    const c = "<think>x</think><answer>\\boxed{41}</answer><answer>\\boxed{42}</answer>";
+    expect(answerRegion(c, { mode: "afterThink" }).text).toBeNull();
+    expect(answerRegion(c, { mode: "all" }).text).toBeNull();
+    expect(answerRegion(c, { mode: "afterThink", blocks: "last" }).text).not.toBeNull();
+    expect(answerRegion("<think>x</think><answer>\\boxed{42}</answer>", { mode: "afterThink" }).text).not.toBeNull();
+  });
 });
 
 describe("every family: a wrong block followed by the right one earns nothing", () => {
@@ -74,6 +81,10 @@ describe("every family: a wrong block followed by the right one earns nothing", 
     const turns = ["<entities>\na\n</entities>", "<groups>\nb\n</groups>", last];
     const r = await rewards.score("kg-answer", { completion: turns.join("\n"), gold: { answers: ["aspirin"] }, turns });
     expect(r.terms.em).toBe(0);
+  });
+  it("math-answer in its default region (after </think>): two answer blocks → 0", async () => {
+    expect(await score("math-answer", two("\\boxed{41}", "\\boxed{42}"), "42")).toBe(0);
+    expect(await score("math-answer", `${THINK}<answer>\\boxed{42}</answer>`, "42")).toBe(1);
   });
   it("math-answer with region answerTag, and countdown → 0", async () => {
     expect(await score("math-answer", two("41", "42"), "42", { region: "answerTag" })).toBe(0);

@@ -24,7 +24,7 @@ export type BlockPolicy = "single" | "last";
 /** Options for `answerRegion`. */
 export interface RegionOptions {
   mode: RegionMode;
-  /** With "answerTag": the block policy (default "single"). */
+  /** The block policy (default "single"): under it, any region holding two `<answer>` blocks has no answer. */
   blocks?: BlockPolicy;
   /** With "afterThink": a completion without `</think>` has no region. */
   requireThink?: boolean;
@@ -99,6 +99,9 @@ export function answerBlock(completion: string, opts: BlockOptions = {}): Region
   return { text };
 }
 
+/** True when a region holds more than one `<answer>` open or close tag. */
+const hedged = (text: string): boolean => countOf(text, "<answer>") > 1 || countOf(text, "</answer>") > 1;
+
 /** The graded region of a completion (G3, D-M12). */
 export function answerRegion(completion: string, opts: RegionOptions): Region {
   let text: string;
@@ -114,5 +117,8 @@ export function answerRegion(completion: string, opts: RegionOptions): Region {
   } else text = completion;
   if (opts.prompt && opts.prompt.length >= 16 && text.includes(opts.prompt)) text = text.split(opts.prompt).join(" ");
   if (text.length > (opts.maxChars ?? MAX_REGION_CHARS)) return { text: null, reason: "answer region too long" };
+  if (opts.mode !== "answerTag" && (opts.blocks ?? "single") === "single" && hedged(text)) {
+    return { text: null, reason: "more than one <answer> block" }; // G5 holds for regions that are not a block too
+  }
   return { text };
 }
