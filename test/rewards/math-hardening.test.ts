@@ -79,7 +79,7 @@ describe("thousands separators in bare text (lenient C3)", () => {
     ["7425000", "In total 7 425 000", true],
     ["2500", "In total 2 5000", false],
     ["12345", "so 12\u202f345", true],
-  ] as const)("gold %s in %j → %s", (gold, text, expected) => {
+  ] as [string, string, boolean][])("gold %s in %j → %s", (gold, text, expected) => {
     expect(lenient(gold, text)).toBe(expected);
   });
 });
@@ -172,7 +172,7 @@ describe("answer phrases that nest (Minerva format)", () => {
     ["18", "Answer: The answer is 18", true, "the shorter phrase nested"],
     ["18", "Final answer: the final answer is: 18.", true, "a colon after the inner phrase"],
     ["18", "Final Answer: The final answer is 17. I hope it is correct.", false, "a wrong value"],
-  ] as const)("gold %s in %j → %s (%s)", (gold, text, expected) => {
+  ] as Row[])("gold %s in %j → %s (%s)", (gold, text, expected) => {
     expect(checkMath(gold, text).correct).toBe(expected); // strict mode: C1 phrases
     expect(lenient(gold, text)).toBe(expected);
   });
@@ -187,7 +187,7 @@ describe("boxes with JSON-doubled backslashes", () => {
     ["\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\\\boxed{\\\\begin{pmatrix}1\\\\\\\\2\\\\end{pmatrix}}", true, "rows as \\\\\\\\"],
     ["\\frac{1}{2}", "\\\\boxed{\\\\frac{1}{3}}", false, "a wrong value"],
     ["\\frac{1}{2}", "\\boxed{\\\\frac{1}{2}\\sqrt{1}}", false, "mixed escaping is not halved"],
-  ] as const)("gold %s in %j → %s (%s)", (gold, text, expected) => {
+  ] as Row[])("gold %s in %j → %s (%s)", (gold, text, expected) => {
     expect(checkMath(gold, text).correct).toBe(expected);
   });
 });

@@ -9,7 +9,7 @@
  * spends at most MATH_WORK_LIMIT units (budget.ts) and ends "not equal" (rule `work-limit`) past it.
  */
 import { MathParseFail, type MathNode, req, rroundScaled, rtoNumber, show } from "./ast.js";
-import { Work, WorkLimitExceeded } from "./budget.js";
+import { NODE_COST, Work, WorkLimitExceeded } from "./budget.js";
 import { APPROX_TOLERANCE, evalExact, evalFloat, freeSymbols, hasDecimal, isApproximate } from "./evaluate.js";
 import type { ParsedAnswer } from "./normalize.js";
 import { close, isConstantValued, probeEnvs, probeEqual } from "./probe.js";
@@ -142,7 +142,11 @@ class Comparator {
   }
 
   top(g: MathNode, p: MathNode): boolean {
-    if (show(g) === show(p)) return this.decide("structural", true);
+    const sg = show(g);
+    const sp = show(p);
+    // Each comparison's own overhead (strings, canonical forms, probe set-up) grows with the size of what it compares.
+    this.w.spend(2 * NODE_COST + 5 * (sg.length + sp.length));
+    if (sg === sp) return this.decide("structural", true);
     if (g.k === "text" || p.k === "text") return this.decide("text", g.k === "text" && p.k === "text" && g.s === p.s);
     if (g.k === "choice" || p.k === "choice") {
       const gl = letterOf(g);

@@ -137,7 +137,7 @@ export function normalizeAnswer(raw: string): NormalizedAnswer {
   s = s.replace(/\\(?:left|right)\s*([.])?/g, "").replace(/\\(?:displaystyle|textstyle|!)/g, "");
   s = s.replace(/(\d)\{,\}(?=\d{3})/g, "$1");
   if (s.includes("\\overline")) s = s.replace(/(\d{0,30})\.(\d{0,30})\\overline\{(\d{1,12})\}/g, repeatingDecimal);
-  s = s.replace(/\*\*/g, "^").replace(/\s*\b(?:percent|per cent)\s*$/i, "%").trim();
+  s = s.replace(/\*\*/g, "^").replace(/\s*(?:\b(?:percent|per cent)|\\(?:text|mbox|mathrm)\s*\{\s*(?:percent|per cent|\\?%)\s*\})\s*$/i, "%").trim();
   // Outer $ ... $ and trailing sentence punctuation.
   while (s.length > 1 && s.startsWith("$") && s.endsWith("$")) s = s.slice(1, -1).trim();
   s = s.replace(/[.\s]+$/, "");

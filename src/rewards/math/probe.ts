@@ -11,7 +11,7 @@
  */
 import { Rng } from "../../util/index.js";
 import type { MathNode } from "./ast.js";
-import type { Work } from "./budget.js";
+import { NODE_COST, type Work } from "./budget.js";
 import { evalFloat } from "./evaluate.js";
 
 const PROBES = 8;
@@ -75,6 +75,7 @@ function shifted(env: Record<string, number>): Record<string, number> {
 /** Probes `g` and `p` over `symbols`; "equal" needs every defined point to agree and at least half of them defined. */
 export function probeEqual(g: MathNode, p: MathNode, symbols: string[], w: Work, o: ProbeOptions): ProbeOutcome {
   const envs = probeEnvs(symbols, o.wide);
+  w.spend(NODE_COST * envs.length * (1 + symbols.length));
   let valid = 0;
   for (const env0 of envs) {
     let env = env0;
