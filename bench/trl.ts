@@ -2,13 +2,15 @@
  * `npm run bench:trl`: the same tiny Llama-shaped model (test/fixtures/parity/llama, one safetensors file) trained on
  * the same task twice, once with TRL's GRPOTrainer (bench/peers/trl_grpo.py, CPU) and once with rlvr, with identical
  * G, prompts per step, learning rate, β, max new tokens, loss mode (seq-mean-token-mean, TRL "grpo") and steps.
- * Prints `trl.steps_per_s_ratio` (rlvr / TRL; target ≥ 3) and both reward curves. Skips with a message when the
- * local Python environment with trl is absent.
+ * Prints `trl.steps_per_s_ratio` (rlvr / TRL; target ≥ 3) and both reward curves, and the TRL option names it set
+ * beside the rlvr settings they map to (`fromTrlGrpo`). Skips with a message when the local Python environment with
+ * trl is absent (`.venv/bin/python`, or the interpreter named by BENCH_TRL_PYTHON).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
+import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.js";
 import { getTask } from "../src/tasks/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
@@ -16,9 +18,47 @@ import { RunDir } from "../src/trainer/run-dir.js";
 import { jsonlReporter } from "../src/trainer/reporters.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const PY = join(ROOT, ".venv", "bin", "python");
+const PY = process.env.BENCH_TRL_PYTHON ?? join(ROOT, ".venv", "bin", "python");
 const MODEL = join(ROOT, "test", "fixtures", "parity", "llama");
 const S = { G: 4, promptsPerStep: 4, lr: 1e-3, beta: 0.04, maxNewTokens: 16, steps: Number(process.env.BENCH_TRL_STEPS ?? 20), seed: 0 };
+
+/**
+ * The GRPOConfig fields the TRL side sets, by TRL's names. `use_bias_correction_kl` is off because rlvr's grpo preset
+ * uses the plain KL term (TRL 1.13's default multiplies it by the ratio; docs/algorithms.md, "TRL and verl option
+ * mapping"); at num_iterations 1 the clip ε never binds.
+ */
+const TRL_OPTIONS: Required<Pick<TrlGrpoOptions, "loss_type" | "scale_rewards" | "importance_sampling_level" | "beta" |
+  "use_bias_correction_kl" | "epsilon" | "num_iterations" | "max_completion_length">> = {
+  loss_type: "grpo",
+  scale_rewards: "group",
+  importance_sampling_level: "token",
+  beta: S.beta,
+  use_bias_correction_kl: false,
+  epsilon: 0.2,
+  num_iterations: 1,
+  max_completion_length: S.maxNewTokens,
+};
+
+/** One line per TRL option: its value and the rlvr setting it maps to. */
+function printOptions(): void {
+  const m = fromTrlGrpo(TRL_OPTIONS);
+  const rlvr: Record<keyof typeof TRL_OPTIONS, string> = {
+    loss_type: `algorithm.loss.aggregation=${m.loss.aggregation}`,
+    scale_rewards: `algorithm.advantage.type=${m.advantage.type} (σ per ${m.advantage.stdScope ?? "-"})`,
+    importance_sampling_level: `algorithm.policy.ratio=${m.loss.ratio}`,
+    beta: `algorithm.kl.beta=${m.loss.beta} (estimator ${m.loss.estimator})`,
+    use_bias_correction_kl: `algorithm.kl.importanceWeight=${m.loss.klImportanceWeight}`,
+    epsilon: "algorithm.policy.clip none (ratio 1 at innerIterations 1)",
+    num_iterations: `train.innerIterations=${m.innerIterations}`,
+    max_completion_length: `train.maxCompletionTokens=${S.maxNewTokens}`,
+  };
+  for (const [k, v] of Object.entries(TRL_OPTIONS)) {
+    console.log(`  TRL ${k}=${JSON.stringify(v)}  ->  rlvr ${rlvr[k as keyof typeof rlvr]}`);
+  }
+  const count = Object.keys(TRL_OPTIONS).length;
+  console.log(JSON.stringify({ bench: "trl", metric: "trl.options", value: count, unit: "options",
+    trl: TRL_OPTIONS, rlvr }));
+}
 
 function line(metric: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ bench: "trl", metric, value, unit, ...extra }));
@@ -39,6 +79,7 @@ async function main(): Promise<void> {
   const settings = {
     model_dir: MODEL, out_dir: join(work, "trl"), seed: S.seed, steps: S.steps, lr: S.lr, beta: S.beta, G: S.G,
     prompts_per_step: S.promptsPerStep, max_new_tokens: S.maxNewTokens, loss_type: "grpo", threads: 2,
+    trl_options: TRL_OPTIONS,
     prompts: prompts.map((e) => ({ prompt: e.prompt, answer: (e.gold as { answer: string }).answer })),
   };
   writeFileSync(join(work, "settings.json"), JSON.stringify(settings));
@@ -86,6 +127,7 @@ async function main(): Promise<void> {
   line("trl.reward_curve.trl", trlCurve.reduce((a, b) => a + b, 0) / Math.max(1, trlCurve.length), "mean reward", { curve: trlCurve.map((x) => +x.toFixed(4)) });
   console.log(`rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ${ratio.toFixed(2)}x (target >= 3x); ` +
     `settings G=${S.G} Q=${S.promptsPerStep} lr=${S.lr} beta=${S.beta} maxNew=${S.maxNewTokens} steps=${S.steps}, loss grpo`);
+  printOptions();
   console.log(`reward rlvr: ${ours.map((x) => x.toFixed(2)).join(" ")}`);
   console.log(`reward TRL:  ${trlCurve.map((x) => x.toFixed(2)).join(" ")}`);
   rmSync(work, { recursive: true, force: true });

@@ -2,7 +2,8 @@
 
 Trains the tiny Llama fixture (test/fixtures/parity/llama, the same safetensors rlvr loads) with TRL's GRPOTrainer on
 the same prompts, G, prompts per step, learning rate, beta, max new tokens, loss type and steps, on CPU, and prints one
-JSON line per step {"step", "reward", "time"} plus a final {"steps_per_s"}. The reward mirrors the built-in maths tasks:
+JSON line per step {"step", "reward", "time"} plus a final {"steps_per_s"}. `trl_options` in the settings (GRPOConfig
+fields by TRL's names, which bench/trl.ts prints beside the rlvr settings) override the fields below. The reward mirrors the built-in maths tasks:
 1 for the right boxed answer inside a single <answer> block, plus 0.2 for that format.
 """
 import json
@@ -51,7 +52,7 @@ def main():
     model = AutoModelForCausalLM.from_pretrained(s["model_dir"], torch_dtype=torch.float32)
     ds = Dataset.from_list([{"prompt": p["prompt"], "answer": p["answer"]} for p in s["prompts"]])
     G, Q = s["G"], s["prompts_per_step"]
-    args = GRPOConfig(
+    args = GRPOConfig(**{**dict(
         output_dir=s["out_dir"],
         use_cpu=True,
         seed=s["seed"],
@@ -76,7 +77,7 @@ def main():
         save_strategy="no",
         disable_dropout=True,
         dataloader_num_workers=0,
-    )
+    ), **s.get("trl_options", {})})
     trainer = GRPOTrainer(model=model, reward_funcs=reward_fn, args=args, train_dataset=ds, processing_class=tok, callbacks=[StepLog()])
     t0 = time.perf_counter()
     trainer.train()

@@ -2,6 +2,7 @@
  * Options of the advantage estimators (algorithms spec §1, §1.6, §1.7, §2.4) with the spec's defaults. The field
  * names match the trainer's recipe schema (`algorithm.advantage`, `algorithm.zeroStd.policy`, `algorithm.nulls`).
  */
+import { ALGORITHM_DEFAULTS, BATCH_ADVANTAGE_DEFAULTS } from "./schema.js";
 
 /** Estimator names (§1.1–1.5). */
 export type AdvantageType = "zScore" | "meanOnly" | "batchNorm" | "rloo" | "reinforcePlusPlusBaseline";
@@ -21,6 +22,11 @@ export interface AdvantageOptions {
   std: "sample" | "population";
   /** zScore: ε added to σ_g outside the square root (default 1e-4, TRL and the card papers' code). */
   eps: number;
+  /**
+   * zScore: the σ divided out is each group's ("group", default) or the whole batch's over every scored completion
+   * ("batch", TRL `scale_rewards="batch"`); the group mean is subtracted either way (§1.1).
+   */
+  stdScope?: "group" | "batch";
   /** Batch estimators: whitening weights per "token" (default, verl) or per "sequence". */
   weighting: "token" | "sequence";
   /** Batch estimators: discount of the per-token returns (default 1). */
@@ -44,16 +50,15 @@ export interface AdvantageOptions {
   context?: string;
 }
 
-/** The spec's defaults (a bare config is the grpo preset). */
+/** The spec's defaults (a bare config is the grpo preset), read from the recipe schema (`schema.ts`). */
 export const ADVANTAGE_DEFAULTS: Readonly<Omit<AdvantageOptions, "lengths" | "klInReward" | "tokenMasks" | "context">> = {
-  type: "zScore",
-  std: "sample",
-  eps: 1e-4,
-  weighting: "token",
-  gamma: 1,
-  zeroStd: "keep",
-  onNull: "exclude",
-  maxNullFrac: 0.5,
+  ...(ALGORITHM_DEFAULTS.advantage as { type: "zScore"; std: "sample" | "population"; eps: number }),
+  weighting: BATCH_ADVANTAGE_DEFAULTS.weighting,
+  gamma: BATCH_ADVANTAGE_DEFAULTS.gamma,
+  zeroStd: ALGORITHM_DEFAULTS.zeroStd.policy,
+  onNull: ALGORITHM_DEFAULTS.nulls.onNull,
+  maxNullFrac: ALGORITHM_DEFAULTS.nulls.maxNullFrac,
+  stdScope: "group",
 };
 
 const TYPES: readonly AdvantageType[] = ["zScore", "meanOnly", "batchNorm", "rloo", "reinforcePlusPlusBaseline"];
@@ -66,6 +71,7 @@ export function resolveAdvantageOptions(options: Partial<AdvantageOptions>): Adv
   };
   oneOf("type", o.type, TYPES);
   oneOf("std", o.std, ["sample", "population"]);
+  oneOf("stdScope", o.stdScope, ["group", "batch"]);
   oneOf("weighting", o.weighting, ["token", "sequence"]);
   oneOf("zeroStd", o.zeroStd, ["keep", "drop", "resample"]);
   oneOf("onNull", o.onNull, ["exclude", "error"]);

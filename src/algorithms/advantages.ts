@@ -13,7 +13,7 @@
  *   from the optimizer batch (§1.6). TRL's nan-aware statistics agree; nansum-based code turns them into 0.
  */
 import type { AdvantageOptions, KlInReward } from "./advantage-options.js";
-import { resolveAdvantageOptions } from "./advantage-options.js";
+import { ADVANTAGE_DEFAULTS, resolveAdvantageOptions } from "./advantage-options.js";
 
 export type { AdvantageOptions } from "./advantage-options.js";
 
@@ -49,14 +49,35 @@ function moments(xs: readonly number[]): { n: number; mean: number; ss: number }
 
 /** Group z-score: (r − μ_g)/(σ_g + ε), σ sample (Bessel) or population (§1.1). */
 export function zScore(group: readonly (number | null)[], opts: { std?: "sample" | "population"; eps?: number } = {}): number[] {
-  const std = opts.std ?? "sample";
-  const eps = opts.eps ?? 1e-4;
+  const std = opts.std ?? ADVANTAGE_DEFAULTS.std;
+  const eps = opts.eps ?? ADVANTAGE_DEFAULTS.eps;
   const scored = group.filter((r): r is number => r !== null);
   const { n, mean, ss } = moments(scored);
   if (n <= 1) return group.map(() => 0);
   const sigma = Math.sqrt(ss / (std === "sample" ? n - 1 : n));
   if (sigma <= ZERO_STD) return group.map(() => 0);
   return group.map((r) => (r === null ? 0 : (r - mean) / (sigma + eps)));
+}
+
+/**
+ * Group mean subtracted, the whole batch's σ divided out (TRL `scale_rewards="batch"`, after PPO-Lite; §1.1):
+ * A_i = (r_i − μ_g)/(σ_B + ε), σ_B over every scored reward of the batch. Not REINFORCE++'s whitening, which
+ * subtracts the batch mean. Singleton and zero-std groups get 0, as in `zScore`; σ_B ≤ 1e-8 gives 0 everywhere.
+ */
+export function zScoreBatchStd(
+  groups: readonly (readonly (number | null)[])[],
+  opts: { std?: "sample" | "population"; eps?: number } = {},
+): number[][] {
+  const std = opts.std ?? ADVANTAGE_DEFAULTS.std;
+  const eps = opts.eps ?? ADVANTAGE_DEFAULTS.eps;
+  const { n, ss } = moments(groups.flat().filter((r): r is number => r !== null));
+  const sigma = n > 1 ? Math.sqrt(ss / (std === "sample" ? n - 1 : n)) : 0;
+  return groups.map((g) => {
+    const scored = moments(g.filter((r): r is number => r !== null));
+    const groupZeroStd = scored.n >= 2 && Math.sqrt(scored.ss / (scored.n - 1)) <= ZERO_STD;
+    if (sigma <= ZERO_STD || groupZeroStd) return g.map(() => 0);
+    return meanOnly(g).map((a) => a / (sigma + eps));
+  });
 }
 
 /** Mean-only baseline A = r − μ_g (Dr. GRPO, wd1, ExGRPO; §1.2). */
@@ -168,7 +189,10 @@ export function computeAdvantages(rewards: readonly (readonly (number | null)[])
   let tokenAdvantages: number[][][] | undefined;
   switch (o.type) {
     case "zScore":
-      advantages = used.map((g) => zScore(g, { std: o.std, eps: o.eps }));
+      advantages =
+        o.stdScope === "batch"
+          ? zScoreBatchStd(used, { std: o.std, eps: o.eps })
+          : used.map((g) => zScore(g, { std: o.std, eps: o.eps }));
       break;
     case "meanOnly":
       advantages = used.map((g) => meanOnly(g));

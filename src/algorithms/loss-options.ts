@@ -3,6 +3,7 @@
  * sketch: token ratio, no clip, k3 KL with β 0.04 in the loss, seqMeanTokenMean, no entropy bonus). Field names
  * match the trainer's recipe schema (`algorithm.policy`, `algorithm.kl`, `algorithm.loss`).
  */
+import { ALGORITHM_DEFAULTS, PPO_CLIP_DEFAULTS } from "./schema.js";
 
 /** KL estimators of §2.3. */
 export type KlEstimator = "k1" | "k2" | "k3" | "k3st";
@@ -13,7 +14,7 @@ export type ClipOptions = { type: "none" } | { type: "ppo"; epsLow: number; epsH
 
 /** Every knob of the policy loss. */
 export interface LossOptions {
-  /** "token" (default) or "sequence" (GSPO; needs seqMeanTokenMean). */
+  /** "token" (default) or "sequence" (GSPO; with an aggregation other than seqMeanTokenMean it warns, as TRL does). */
   ratio: "token" | "sequence";
   /** "none" (card sketch, default) or PPO with separate ε_low/ε_high and optional dual clip c. */
   clip: ClipOptions;
@@ -21,6 +22,13 @@ export interface LossOptions {
   beta: number;
   /** KL estimator (default "k3"). */
   estimator: KlEstimator;
+  /**
+   * Multiply each token's KL term by the importance ratio ρ (the sequence ratio under GSPO), differentiated through
+   * ρ: TRL `use_bias_correction_kl` (its default; after DeepSeek-V3.2), which makes the k3 gradient the
+   * unbiased reverse-KL gradient. Default false: the card sketch, the GRPO paper and verl's `use_kl_loss` use the
+   * plain term, and every existing recipe keeps its numbers (docs/algorithms.md, "TRL and verl option mapping").
+   */
+  klImportanceWeight?: boolean;
   /** How token losses become one scalar (default "seqMeanTokenMean"). */
   aggregation: Aggregation;
   /** α of the entropy bonus (default 0). */
@@ -34,22 +42,26 @@ export interface LossOptions {
   normalizer?: { sequences: number; tokens: number };
 }
 
-/** The spec's defaults. */
+/** The spec's defaults, read from the recipe schema (`schema.ts`). */
 export const LOSS_DEFAULTS: Readonly<LossOptions> = {
-  ratio: "token",
-  clip: { type: "none" },
-  beta: 0.04,
-  estimator: "k3",
-  aggregation: "seqMeanTokenMean",
-  entropyCoef: 0,
+  ratio: ALGORITHM_DEFAULTS.policy.ratio,
+  clip: ALGORITHM_DEFAULTS.policy.clip,
+  beta: ALGORITHM_DEFAULTS.kl.beta,
+  estimator: ALGORITHM_DEFAULTS.kl.estimator,
+  aggregation: ALGORITHM_DEFAULTS.loss.aggregation,
+  entropyCoef: ALGORITHM_DEFAULTS.loss.entropyCoef,
+  klImportanceWeight: false,
 };
 
 /** PPO clip with the spec's defaults filled in (ε 0.2/0.2, no dual clip). */
-export function ppoClip(epsLow = 0.2, epsHigh = epsLow, dualClip: number | null = null): ClipOptions {
+export function ppoClip(epsLow = PPO_CLIP_DEFAULTS.epsLow, epsHigh = epsLow, dualClip = PPO_CLIP_DEFAULTS.dualClip): ClipOptions {
   return { type: "ppo", epsLow, epsHigh, dualClip };
 }
 
-/** Fills defaults and validates (§2.2 ranges, §2.1 GSPO rule, §3 constantNorm rule); errors name the field. */
+/**
+ * Fills defaults and validates (§2.2 ranges, §3 constantNorm rule); errors name the field. GSPO with any aggregation
+ * is valid (`lossOptionWarnings` says why it may not be meant).
+ */
 export function resolveLossOptions(options: Partial<LossOptions>): LossOptions {
   const o: LossOptions = { ...LOSS_DEFAULTS, ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<LossOptions>) };
   const bad = (field: string, msg: string) => new RangeError(`loss option ${field}: ${msg}`);
@@ -68,7 +80,24 @@ export function resolveLossOptions(options: Partial<LossOptions>): LossOptions {
   } else if (o.clip.type !== "none") {
     throw bad("clip.type", `${JSON.stringify((o.clip as { type: unknown }).type)}; allowed: none, ppo`);
   }
-  if (o.ratio === "sequence" && o.aggregation !== "seqMeanTokenMean") throw bad("ratio", `"sequence" (GSPO) needs aggregation seqMeanTokenMean, got ${o.aggregation}`);
+  if (typeof o.klImportanceWeight !== "boolean") {
+    throw bad("klImportanceWeight", `${JSON.stringify(o.klImportanceWeight)}; must be a boolean`);
+  }
   if (o.aggregation === "constantNorm" && !(o.maxCompletionTokens! > 0)) throw bad("maxCompletionTokens", "constantNorm needs maxCompletionTokens (L_max) > 0");
   return o;
+}
+
+/**
+ * Valid but probably unintended combinations, one message each (the trainer prints them). GSPO's sequence ratio
+ * with a token-sum aggregation weights each sequence by its length (TRL warns the same for bnpo, dr_grpo, dapo).
+ */
+export function lossOptionWarnings(o: LossOptions): string[] {
+  const w: string[] = [];
+  if (o.ratio === "sequence" && o.aggregation !== "seqMeanTokenMean") {
+    w.push(
+      `ratio "sequence" (GSPO) with aggregation ${o.aggregation} sums per-token terms, so each sequence weighs ` +
+        "by its length instead of once; GSPO's paper uses seqMeanTokenMean (TRL loss_type grpo)",
+    );
+  }
+  return w;
 }

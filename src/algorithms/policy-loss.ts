@@ -5,11 +5,14 @@
  *
  *   l(i,t) = w_IS(i,t)·pg(i,t) + β·s(i,t)·k(i,t) − α·H(i,t)        L = Σ_{i,t} m(i,t)·l(i,t)·weight(i)
  *
+ * With `klImportanceWeight` the KL term is β·s·k·ρ (TRL's `use_bias_correction_kl`), differentiated through ρ.
  * Rows are completions (ragged; positions with m = 0 are ignored). Advantages are per completion or per token.
  * Departure: the entropy term enters the loss value only; its gradient flows through the logits, which this
  * array version does not see (the tensor loss handles it).
  */
-import { klTerm, k3Value, policyGradientTerm, sequenceRatio, tokenRatio, tokenWeight } from "./pieces.js";
+import {
+  klTerm, k3Value, policyGradientTerm, SEQ_LOG_RATIO_CAP, sequenceRatio, tokenRatio, tokenWeight,
+} from "./pieces.js";
 import { resolveLossOptions, type LossOptions } from "./loss-options.js";
 
 type Rows = readonly (readonly number[])[];
@@ -60,11 +63,24 @@ export function lossNormalizer(mask: Rows): { sequences: number; tokens: number 
   return { sequences: mask.length, tokens };
 }
 
+/** s_i/L_i: d s_i / d lp(i,t) per unit of m(i,t), for s_i = exp(min(cap, mean_t m·(lp − old))); 0 when capped. */
+function sequenceRatioSlope(lp: readonly number[], old: readonly number[], mask: readonly number[], s: number): number {
+  let sum = 0;
+  let L = 0;
+  for (let t = 0; t < lp.length; t++) {
+    if (!mask[t]) continue;
+    sum += mask[t]! * (lp[t]! - old[t]!);
+    L += mask[t]!;
+  }
+  return sum / Math.max(1, L) < SEQ_LOG_RATIO_CAP ? s / Math.max(1, L) : 0;
+}
+
 /** The policy loss and its gradient over per-token arrays (see the file comment). */
 export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions> = {}): PolicyLossResult {
   const o = resolveLossOptions(options);
   const { logp, oldLogp, refLogp, mask } = input;
   const useKl = o.beta > 0;
+  const logKl = useKl || refLogp !== undefined;
   checkRows("oldLogp", oldLogp, logp, true);
   checkRows("mask", mask, logp, true);
   checkRows("refLogp", refLogp, logp, useKl);
@@ -92,6 +108,7 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
     const w = tokenWeight(o.aggregation, Li, norm, o.maxCompletionTokens);
     const seqRatio = o.ratio === "sequence" ? sequenceRatio(logp[i]!, oldLogp[i]!, mask[i]!) : 0;
     seqRatioSum += seqRatio;
+    let seqKl = 0; // Σ_t m·s·k over the row: what d s_i/d lp(i,t) multiplies under GSPO with klImportanceWeight
     for (let t = 0; t < logp[i]!.length; t++) {
       const m = mask[i]![t]!;
       if (m === 0) continue;
@@ -105,12 +122,18 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
       let l = wIs * pg.value;
       let dl = wIs * pg.dRatio * rho.grad;
       lossPolicy += m * w * wIs * pg.value;
-      if (useKl) {
+      if (logKl) {
+        // With β = 0 and reference log-probs given (kl.monitorOnly, or KL in the reward) KL is logged only.
         const s = input.klMask?.[i]![t] ?? 1;
         const k = klTerm(lp, refLogp![i]![t]!, o.estimator);
-        l += o.beta * s * k.value;
-        dl += o.beta * s * k.grad;
-        lossKl += m * w * o.beta * s * k.value;
+        // klImportanceWeight (TRL use_bias_correction_kl): β·s·k·ρ, d/dlp = β·s·(k'·ρ + k·dρ/dlp). Under GSPO
+        // ρ = s_i depends on every token of the row; that cross term is added after this loop.
+        const kw = !o.klImportanceWeight ? 1 : o.ratio === "sequence" ? seqRatio : tok.value;
+        const kwGrad = o.klImportanceWeight && o.ratio === "token" ? tok.grad : 0;
+        l += o.beta * s * k.value * kw;
+        dl += o.beta * s * (k.grad * kw + k.value * kwGrad);
+        lossKl += m * w * o.beta * s * k.value * kw;
+        seqKl += m * s * k.value;
         klSum += m * k.value;
         k3Sum += m * k3Value(lp, refLogp![i]![t]!);
       }
@@ -134,6 +157,10 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
       if (pg.branch === "high") high += m;
       if (o.clip.type === "ppo" && o.clip.dualClip !== null && a < 0 && rho.value > o.clip.dualClip) dual += m;
     }
+    if (o.beta > 0 && o.klImportanceWeight && o.ratio === "sequence") {
+      const slope = sequenceRatioSlope(logp[i]!, oldLogp[i]!, mask[i]!, seqRatio); // d s_i / d lp(i,t) = slope·m(i,t)
+      for (let t = 0; t < logp[i]!.length; t++) grad[i]![t]! += mask[i]![t]! * w * o.beta * seqKl * slope;
+    }
   }
 
   const metrics: Record<string, number> = { "loss/total": loss, "loss/policy": lossPolicy };
@@ -151,7 +178,7 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
       Object.assign(metrics, { "clip/lowFrac": low / mSum, "clip/highFrac": high / mSum, "clip/regionFrac": (low + high) / mSum });
       if (o.clip.dualClip !== null) metrics["clip/dualFrac"] = dual / mSum;
     }
-    if (useKl) Object.assign(metrics, { "kl/ref": klSum / mSum, "kl/refK3": k3Sum / mSum });
+    if (logKl) Object.assign(metrics, { "kl/ref": klSum / mSum, "kl/refK3": k3Sum / mSum });
     if (input.entropy) metrics["entropy/mean"] = entSum / mSum;
   }
   if (o.ratio === "sequence" && logp.length > 0) metrics["ratio/seqMean"] = seqRatioSum / logp.length;
