@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { computeAdvantages, policyLoss } from "../../src/algorithms/index.js";
 import { fromTrlGrpo, trlMicroBatchNormalizer, type TrlGrpoOptions } from "../../src/algorithms/trl-options.js";
 
@@ -155,6 +156,20 @@ describe("the options added for TRL", () => {
     const a = computeAdvantages([[1, 0], [1, 1]], { type: "zScore", stdScope: "batch" }).advantages;
     expectClose(a.flat(), [0.5 / 0.5001, -0.5 / 0.5001, 0, 0], "advantages");
     expect(() => computeAdvantages([[1, 0]], { stdScope: "all" as never })).toThrow(/stdScope/);
+  });
+  it("stdScope batch (property): one group = zScore; Σ A = 0 per group; scaling the rewards changes nothing", () => {
+    const reward = fc.integer({ min: 0, max: 16 }).map((k) => k / 8);
+    const groups = fc.array(fc.array(reward, { minLength: 2, maxLength: 6 }), { minLength: 1, maxLength: 5 });
+    fc.assert(
+      fc.property(groups, fc.double({ min: 0.1, max: 10, noNaN: true }), (g, scale) => {
+        const batch = computeAdvantages(g, { stdScope: "batch", eps: 0 }).advantages;
+        if (g.length === 1) expectClose(batch[0]!, computeAdvantages(g, { eps: 0 }).advantages[0]!, "one group");
+        for (const row of batch) expect(Math.abs(row.reduce((x, y) => x + y, 0))).toBeLessThan(1e-9);
+        const scaled = computeAdvantages(g.map((row) => row.map((r) => r * scale)), { stdScope: "batch", eps: 0 });
+        expectClose(scaled.advantages.flat(), batch.flat(), "scaled");
+      }),
+      { seed: 10, numRuns: 200 },
+    );
   });
   it("klImportanceWeight's gradient, GSPO cross term included, equals central differences of the loss", () => {
     for (const name of ["grpo/sequence/beta0.04/biasCorrectionKl", "dapo/token/beta0.04/biasCorrectionKl"]) {
