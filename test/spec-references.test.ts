@@ -55,6 +55,10 @@ describe("the resolver", () => {
     const specs = referencesIn("bench/x.ts", text).map((r) => r.spec);
     expect(specs).toEqual(["rewards", "rewards", "rewards", "algorithms", "algorithms"]);
     expect(dangling("bench/x.ts", `// rewards spec ${S}10.2–10.3 and ${S}1.1–1.7`)).toEqual([`1: ${S}1.1–1.7`]);
+    // The chain goes on across a line break, and a paper's sections stay the paper's on the next line.
+    const text2 = `/* (rewards spec ${S}10.2 #1,\n * ${S}10.3 #7) arXiv 2510.02245\n${S}4.1 */`;
+    const across = referencesIn("bench/x.ts", text2);
+    expect(across.map((r) => [r.line, r.spec])).toEqual([[1, "rewards"], [2, "rewards"]]);
     expect(dangling("src/rewards/x.ts", "// G1–G8, D-M1–M13 and G1–G4")).toEqual(["1: G1–G4"]);
   });
 

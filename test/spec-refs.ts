@@ -144,20 +144,24 @@ const SEPARATORS = /^(?:[\s,–&/*()-]|#\d+|\d+|\b(?:and|or|to|steps?|rules?|ite
 // An acronym or a CamelCase/hyphenated name (OSQP, DAPO, VideoChat-R1), not a capitalised English word ("See").
 const NAME_BEFORE = /\b[A-Z][A-Za-z0-9]*[A-Z0-9][\w-]*\s*$/;
 
+/** The owner named by the last qualifier in `text` (after its last bracket or semicolon), if any. */
+function qualifierOwner(text: string): Owner | null {
+  const cut = Math.max(text.lastIndexOf("("), text.lastIndexOf("["), text.lastIndexOf(";"), text.lastIndexOf("|"));
+  const q = [...text.slice(cut + 1).matchAll(QUALIFIER)].map((m) => m[0].toLowerCase()).at(-1);
+  if (q === undefined) return null;
+  if (q.startsWith("rewards") || q.endsWith("rewards.md")) return "rewards";
+  if (q.startsWith("algorithms") || q.endsWith("algorithms.md")) return "algorithms";
+  return q.startsWith("spec") ? "default" : "external"; // arXiv (or a bare arXiv id), "paper", "et al."
+}
+
 /** Who a `§` belongs to, from the text between the previous citation on the line (or the line start) and it. */
 function ownerOf(gap: string, previous: Owner | null): Owner {
   if (previous !== null && SEPARATORS.test(gap)) return previous; // a chain of sections: ", " or " and " between
+  const named = qualifierOwner(gap);
+  if (named !== null) return named;
   const cut = Math.max(gap.lastIndexOf("("), gap.lastIndexOf("["), gap.lastIndexOf(";"), gap.lastIndexOf("|"));
-  const tail = gap.slice(cut + 1);
-  const quals = [...tail.matchAll(QUALIFIER)].map((m) => m[0].toLowerCase());
-  const q = quals.at(-1);
-  if (q !== undefined) {
-    if (q.startsWith("rewards") || q.endsWith("rewards.md")) return "rewards";
-    if (q.startsWith("algorithms") || q.endsWith("algorithms.md")) return "algorithms";
-    if (q.startsWith("spec")) return "default";
-    return "external"; // arXiv (or a bare arXiv id), "paper", "et al."
-  }
-  return NAME_BEFORE.test(tail) ? "external" : "default"; // "(DAPO §3.3)", "(OSQP §5.2)": another work's section
+  // "(DAPO §3.3)", "(OSQP §5.2)": an acronym or CamelCase name right before it makes it another work's section.
+  return NAME_BEFORE.test(gap.slice(cut + 1)) ? "external" : "default";
 }
 
 const ITEM_AFTER = /^\s?(?:#|steps? |rules? |items? )(\d+)(?:\s?[–-]\s?(\d+))?\b/;
@@ -169,12 +173,17 @@ const OUTSIDE_PATH = /(?:shared\/specs\/|(?<!docs\/)\bspecs\/)(?:rewards|algorit
 export function referencesIn(path: string, text: string): Reference[] {
   const fallback = defaultSpec(path, text);
   const refs: Reference[] = [];
+  // A chain may go on after a line break: the owner of a line's last citation carries over when only separators
+  // follow it, and a qualifier at the end of a line (an arXiv id, "rewards spec") applies to the next line's first.
+  let carried: Owner | null = null;
   text.split("\n").forEach((line, i) => {
-    let previous: Owner | null = null;
+    let previous: Owner | null = carried;
     let end = 0;
+    let any = false;
     for (const m of line.matchAll(SECTION)) {
       const owner = ownerOf(line.slice(end, m.index), previous);
       previous = owner;
+      any = true;
       end = m.index + m[0].length;
       if (owner === "external") continue;
       const spec = owner === "default" ? fallback : owner;
@@ -183,6 +192,8 @@ export function referencesIn(path: string, text: string): Reference[] {
       const items = item ? [Number(item[1]), ...(item[2] ? [Number(item[2])] : [])] : undefined;
       refs.push({ line: i + 1, text: m[0], kind: "section", spec, targets, ...(items ? { items } : {}) });
     }
+    const trailing = line.slice(end);
+    carried = qualifierOwner(trailing) ?? ((any || carried !== null) && SEPARATORS.test(trailing) ? previous : null);
     for (const m of line.matchAll(DECISION)) {
       const first = m[1]!;
       const last = m[2] === undefined ? [] : [/^(G|D-)/.test(m[2]) ? m[2] : first.replace(/[A-Z]{1,2}\d+$/, m[2])];
