@@ -57,7 +57,8 @@ describe("hostile completions", () => {
   });
   it("a 1 MB completion is refused by the size cap before any parsing", () => {
     // The reason is the region cap's (PARSE_CAPS.maxRegionChars), so the dict grammar never saw the 100,000 keys.
-    expect(readParams(`<answer>new_mpc_params = {${'"qv": 1, '.repeat(100_000)}}</answer>`)).toMatchObject({ extracted: false, error: "answer region too long" });
+    const huge = `<answer>new_mpc_params = {${'"qv": 1, '.repeat(100_000)}}</answer>`;
+    expect(readParams(huge)).toMatchObject({ extracted: false, error: "answer region too long" });
     expect(drivingTerm("x".repeat(1_000_000), gold, opts).score).toBe(-4);
   });
 });

@@ -39,7 +39,8 @@ describe("the sandbox from compiled JavaScript", () => {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
     writeFileSync(join(dir, "main.js"), SCRIPT);
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, "main.js")], { cwd: dir, timeout: 60_000 });
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, [join(dir, "main.js")], { cwd: dir, timeout: 60_000 });
     const r = JSON.parse(stdout) as { ok: unknown; stuck: unknown; after: unknown; pids: number[] };
     expect(r.ok).toMatchObject({ ok: true, value: [1_704_067_200_000, 42] });
     expect(r.stuck).toMatchObject({ ok: false, kind: "timeout" });

@@ -45,6 +45,23 @@ describe("worker processes", () => {
     await expectNoLeak(pool, seen);
   });
 
+  it("a worker that dies while loading a job reports worker-died (not the job's fault) and is replaced", async () => {
+    const small = new WorkerPool({ size: 1 });
+    const fixture = (name: string) => new URL(`./fixtures/${name}.ts`, import.meta.url).href;
+    try {
+      const [lost, next] = await small.runAll([
+        { module: fixture("exit-on-load"), fn: "never", args: null, wallMs: 5000 },
+        { module: fixture("block"), fn: "blockFor", args: 1, wallMs: 30_000 },
+      ]);
+      expect(lost).toMatchObject({ ok: false, kind: "worker-died" });
+      expect(jobFault(lost!)).toBe(false);
+      expect(next).toMatchObject({ ok: true, value: "done" });
+      expect(small.stats).toMatchObject({ workerDied: 1, crashed: 0 });
+    } finally {
+      await small.close();
+    }
+  });
+
   it("reports a crash as the job's fault, and a worker lost before its job started as infrastructure", () => {
     expect(jobFault({ ok: false, kind: "crashed", error: "" })).toBe(true);
     expect(jobFault({ ok: false, kind: "timeout", error: "" })).toBe(true);
@@ -75,7 +92,8 @@ describe("worker processes", () => {
 
   it("close() kills every worker process and waits for each", async () => {
     const p = new WorkerPool({ size: 2 });
-    const [busy] = [p.run({ module: new URL("./fixtures/block.ts", import.meta.url).href, fn: "blockFor", args: 60_000, wallMs: 90_000 })];
+    const fixture = new URL("./fixtures/block.ts", import.meta.url).href;
+    const busy = p.run({ module: fixture, fn: "blockFor", args: 60_000, wallMs: 90_000 });
     const pids = p.pids();
     expect(pids).toHaveLength(2);
     await p.close();

@@ -4,6 +4,7 @@
  * program makes them: module bytes (typed array, DataView, ArrayBuffer), `Memory`/`Table` constructors, `grow` from
  * JavaScript or `memory.grow` inside wasm, and with the intrinsics the cap relies on tampered with first.
  */
+import fc from "fast-check";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeSharedPool } from "../../src/rewards/sandbox/pool.js";
@@ -72,7 +73,8 @@ describe("WebAssembly memory under the memory limit", () => {
   });
 
   it("a module whose minimum is over the cap does not compile", async () => {
-    const r = await runWasm(`try { ${INSTANCE}; return 'instantiated'; } catch (e) { return e.name + ': ' + e.message; }`, bigMinimum);
+    const code = `try { ${INSTANCE}; return 'instantiated'; } catch (e) { return e.name + ': ' + e.message; }`;
+    const r = await runWasm(code, bigMinimum);
     expect(r).toMatchObject({ ok: true });
     expect((r as { value: string }).value).toMatch(/^CompileError: wasm cap: the memory needs 257 > 256/);
   });
@@ -91,7 +93,8 @@ describe("WebAssembly memory under the memory limit", () => {
 
   it("tables are capped too (table.grow inside wasm and the Table constructor)", async () => {
     const code = `const grown = ${INSTANCE}.exports.grow();
-      let big; try { new WebAssembly.Table({ element: 'anyfunc', initial: 1e6 }); big = 'made'; } catch (e) { big = e.name; }
+      let big;
+      try { new WebAssembly.Table({ element: 'anyfunc', initial: 1e6 }); big = 'made'; } catch (e) { big = e.name; }
       return [grown, big];`;
     expect(await runWasm(code, bigTable)).toMatchObject({ ok: true, value: [-1, "RangeError"] });
   });
@@ -115,8 +118,37 @@ describe("WebAssembly memory under the memory limit", () => {
     expect((r as { value: number }).value).toBeLessThanOrEqual(CAP);
   });
 
+  it("property: any declared (minimum, maximum) compiles only under the cap and never grows past it", async () => {
+    const limits = fc.sample(
+      fc.record({ min: fc.integer({ min: 0, max: 2 * CAP }), extra: fc.option(fc.integer({ min: 0, max: 70_000 })) }),
+      { numRuns: 24, seed: 41 },
+    );
+    const modules = await Promise.all(
+      limits.map(({ min, extra }) => wat(`(module (memory (export "memory") ${min}${extra === null ? "" : ` ${min + extra}`}))`)),
+    );
+    // In one sandbox call: instantiate each, then try to grow it to the largest size it should allow, and one more.
+    const code = `return input.modules.map((bytes, i) => {
+      let m;
+      try { m = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(bytes)), {}).exports.memory; }
+      catch (e) { return 'rejected'; }
+      const allowed = Math.min(${CAP}, input.max[i]);
+      const grew = m.grow(allowed - m.buffer.byteLength / 65536) >= 0;
+      let over = false; try { m.grow(1); over = true; } catch (e) {}
+      return [grew, over, m.buffer.byteLength / 65536];
+    });`;
+    const max = limits.map(({ min, extra }) => (extra === null ? 65_536 : min + Math.min(extra, 65_536 - min)));
+    const r = await runInSandbox(req(code, { memoryMb: MEMORY_MB, allow: { wasm: true }, input: { modules, max } }));
+    expect(r.ok).toBe(true);
+    const got = (r as { value: unknown[] }).value;
+    limits.forEach(({ min }, i) => {
+      if (min > CAP) expect(got[i], `min ${min}`).toBe("rejected");
+      else expect(got[i], `min ${min}, max ${max[i]}`).toEqual([true, false, Math.min(CAP, max[i]!)]);
+    });
+  });
+
   it("an ordinary module still works, and the glue's own memory.grow within the cap succeeds", async () => {
-    const code = `const i = ${INSTANCE}; const before = i.exports.memory.grow(10); return [before, i.exports.memory.buffer.byteLength];`;
+    const code = `const i = ${INSTANCE}; const before = i.exports.memory.grow(10);
+      return [before, i.exports.memory.buffer.byteLength];`;
     expect(await runWasm(code, growing)).toMatchObject({ ok: true, value: [1, 11 * 65536] });
   });
 });

@@ -62,8 +62,9 @@ describe("hostile SIRL programs", () => {
     writeFileSync(join(dir, "example.json"), JSON.stringify({ gold: GOLD }));
     writeFileSync(join(dir, "completion.txt"), wrap(ATTACKS[0]!));
     const cli = new URL("../cli/run-cli.ts", import.meta.url).pathname;
-    const args = ["tsx", cli, "reward", "sirl", "--example", join(dir, "example.json"), "--completion", join(dir, "completion.txt")];
-    const { stdout } = await promisify(execFile)("npx", [...args, "--json", "--options", JSON.stringify(OPTS)], { timeout: 60_000 });
+    const files = ["--example", join(dir, "example.json"), "--completion", join(dir, "completion.txt")];
+    const args = ["tsx", cli, "reward", "sirl", ...files, "--json", "--options", JSON.stringify(OPTS)];
+    const { stdout } = await promisify(execFile)("npx", args, { timeout: 60_000 });
     expect(JSON.parse(stdout)).toMatchObject({ reward: "sirl", score: 0.5, terms: { runs: 0 } });
   });
 });

@@ -13,7 +13,8 @@ import { createOptimisationTask } from "../../src/tasks/optimisation.js";
 
 afterAll(() => closeSharedPool());
 
-const wrap = (code: string, lang = "js") => `<think>t</think>\n<model>m</model>\n<code>\n\`\`\`${lang}\n${code}\n\`\`\`\n</code>`;
+const wrap = (code: string, lang = "js") =>
+  `<think>t</think>\n<model>m</model>\n<code>\n\`\`\`${lang}\n${code}\n\`\`\`\n</code>`;
 
 /** Programs that never read the problem: their columns take values common in small textbook optima. */
 const FIXED: [string, string, string][] = [
@@ -26,7 +27,8 @@ const FIXED: [string, string, string][] = [
   ["small integers", "js", `const m = new Model("maximize");
     for (let i = 0; i < 12; i++) m.addConstraint({ ["y" + i]: 1 }, "<=", i % 6, "c" + i);
     const o = {}; for (let i = 0; i < 12; i++) o["y" + i] = 1; m.setObjective(o); return m;`],
-  ["an LP with zeros and ones", "lp", "Maximize\n obj: p + q + r + s\nSubject To\n c1: p <= 1\n c2: q <= 0\n c3: r <= 0\n c4: s <= 2\nEnd"],
+  ["an LP with zeros and ones", "lp", "Maximize\n obj: p + q + r + s\nSubject To\n c1: p <= 1\n c2: q <= 0\n" +
+    " c3: r <= 0\n c4: s <= 2\nEnd"],
   ["a minimisation at the origin plus one", "js", `const m = new Model("minimize");
     m.addConstraint({ u: 1 }, ">=", 1, "c"); m.addConstraint({ v: 1, w: 1 }, ">=", 0, "d");
     m.setObjective({ u: 1, v: 1, w: 1 }); return m;`],
@@ -41,7 +43,8 @@ describe("sirl-solution-hit needs the objective", () => {
     let oldRulePaid = 0;
     for (const [name, lang, code] of FIXED) {
       // The values the fixed model takes are the same on every problem: solve it once, in this process.
-      const check = await checkSirlCode({ lang: lang as "js" | "lp", source: code, seed: 0, timeoutMs: 5000, memoryMb: 64, solve: { timeLimitS: 10 } });
+      const args = { source: code, seed: 0, timeoutMs: 5000, memoryMb: 64, solve: { timeLimitS: 10 } };
+      const check = await checkSirlCode({ ...args, lang: lang as "js" | "lp" });
       expect(check.stage, name).toBe("solved");
       for (const e of examples) {
         const gold = e.gold as SirlGold;
@@ -50,7 +53,8 @@ describe("sirl-solution-hit needs the objective", () => {
         if (r.terms.objective === 1) continue; // a fixed model that happens to be right is paid, rightly
         if (solutionHitRate(gold.solution!, check.solve!.values) > 0) oldRulePaid++;
         expect(r.terms.solutionHit, `${name} on ${e.id}`).toBe(0);
-        const single = await rewards.score("sirl-solution-hit", { completion: wrap(code, lang), gold }, { weights: WEIGHTS });
+        const input = { completion: wrap(code, lang), gold };
+        const single = await rewards.score("sirl-solution-hit", input, { weights: WEIGHTS });
         expect(single.score, `${name} on ${e.id}`).toBe(0);
       }
     }

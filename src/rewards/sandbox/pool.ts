@@ -96,9 +96,11 @@ export function moduleUrl(relativeNoExt: string, base: string = import.meta.url)
 /** What a crashed worker's stderr (V8's fatal-error report) says, in one line, for the job's error. */
 function crashLine(stderr: string): string {
   // V8's heap-limit abort prints "CALL_AND_RETRY_LAST" and "is_heap_oom = 1" rather than a sentence.
-  if (/is_heap_oom = 1|CALL_AND_RETRY_LAST|heap out of memory|Reached heap limit/i.test(stderr)) return "V8 ran out of memory";
+  const oom = /is_heap_oom = 1|CALL_AND_RETRY_LAST|heap out of memory|Reached heap limit/i;
+  if (oom.test(stderr)) return "V8 ran out of memory";
   const lines = stderr.split("\n").map((l) => l.replace(/^#\s*/, "").trim());
-  return lines.find((l) => /fatal|out of memory|invalid (array|table|size)|abort/i.test(l)) ?? lines.find((l) => l) ?? "";
+  const fatal = /fatal|out of memory|invalid (array|table|size)|abort/i;
+  return lines.find((l) => fatal.test(l)) ?? lines.find((l) => l) ?? "";
 }
 
 /** A pool of worker processes running reward jobs. */
@@ -116,7 +118,9 @@ export class WorkerPool {
 
   constructor(opts: PoolOptions = {}) {
     this.size = opts.size ?? Math.max(1, Math.min(4, availableParallelism() - 1));
-    if (!(Number.isInteger(this.size) && this.size >= 1)) throw new RangeError(`WorkerPool: size must be an integer >= 1, got ${opts.size}`);
+    if (!(Number.isInteger(this.size) && this.size >= 1)) {
+      throw new RangeError(`WorkerPool: size must be an integer >= 1, got ${opts.size}`);
+    }
     this.rssLimitMb = opts.rssLimitMb ?? 2048;
     if (!(this.rssLimitMb > 0)) throw new RangeError(`WorkerPool: rssLimitMb must be > 0, got ${opts.rssLimitMb}`);
     for (let i = 0; i < this.size; i++) {
@@ -129,7 +133,9 @@ export class WorkerPool {
   /** Runs one job. */
   run<T = unknown>(job: PoolJob): Promise<PoolOutcome<T>> {
     if (this.closed) return Promise.resolve({ ok: false, kind: "error", error: "the worker pool is closed" });
-    if (!(job.wallMs > 0)) return Promise.resolve({ ok: false, kind: "error", error: `job wallMs must be > 0, got ${job.wallMs}` });
+    if (!(job.wallMs > 0)) {
+      return Promise.resolve({ ok: false, kind: "error", error: `job wallMs must be > 0, got ${job.wallMs}` });
+    }
     return new Promise((resolve) => {
       this.queue.push({ job, resolve: resolve as (o: PoolOutcome) => void });
       this.pump();
@@ -146,7 +152,8 @@ export class WorkerPool {
    * small grace, run.ts `KILL_GRACE_MS`) if isolated-vm's timeout cannot stop it.
    */
   async runSandbox(req: SandboxRequest): Promise<SandboxResult> {
-    const out = await this.run<SandboxResult>({ module: moduleUrl("./run"), fn: "runInIsolate", args: req, wallMs: SANDBOX_SETUP_MS });
+    const job = { module: moduleUrl("./run"), fn: "runInIsolate", args: req, wallMs: SANDBOX_SETUP_MS };
+    const out = await this.run<SandboxResult>(job);
     if (out.ok) return out.value;
     if (out.kind === "timeout" || out.kind === "memory") return { ok: false, kind: out.kind, error: out.error };
     if (out.kind === "crashed") {
@@ -200,7 +207,8 @@ export class WorkerPool {
     } else if ("deadlineMs" in msg) {
       this.arm(slot, msg.deadlineMs);
     } else {
-      this.finish(slot, msg.ok ? { ok: true, value: msg.value } : { ok: false, kind: "error", error: msg.error ?? "unknown error" });
+      const error = msg.error ?? "unknown error";
+      this.finish(slot, msg.ok ? { ok: true, value: msg.value } : { ok: false, kind: "error", error });
       this.pump();
     }
   }
@@ -217,7 +225,8 @@ export class WorkerPool {
         this.finish(slot, { ok: false, kind: "crashed", error: `the job crashed its worker process (${why})${tail}` });
       } else {
         this.stats.workerDied++;
-        this.finish(slot, { ok: false, kind: "worker-died", error: `the reward worker died before the job started (${why})${tail}` });
+        const error = `the reward worker died before the job started (${why})${tail}`;
+        this.finish(slot, { ok: false, kind: "worker-died", error });
       }
       this.spawn(slot);
     }
@@ -281,7 +290,8 @@ export class WorkerPool {
       const mb = pid === undefined || slot.jobId !== id ? null : residentMb(pid);
       if (mb === null || mb <= this.rssLimitMb) return;
       this.stats.overMemory++;
-      this.kill(slot, "memory", `the worker process used ${mb.toFixed(0)} MB > its limit of ${this.rssLimitMb} MB; it was killed`);
+      const error = `the worker process used ${mb.toFixed(0)} MB > its limit of ${this.rssLimitMb} MB; it was killed`;
+      this.kill(slot, "memory", error);
     }, RSS_POLL_MS);
     slot.rssTimer.unref();
   }

@@ -74,7 +74,8 @@ export function realmScript(opts: RealmOptions): string {
       FixedDate.parse = RealDate.parse;
       FixedDate.prototype = RealDate.prototype;
       // Without this, new (new Date().constructor)() would read the real clock.
-      Object.defineProperty(RealDate.prototype, "constructor", { value: FixedDate, writable: true, configurable: true });
+      Object.defineProperty(RealDate.prototype, "constructor", { value: FixedDate,
+        writable: true, configurable: true });
       Object.defineProperty(globalThis, "Date", { value: FixedDate, writable: false, configurable: false });
     })();`);
   } else {
@@ -84,7 +85,10 @@ export function realmScript(opts: RealmOptions): string {
   lines.push(`delete globalThis.performance; delete globalThis.Temporal;`);
   if (!allow.sharedMemory) lines.push(`delete globalThis.SharedArrayBuffer; delete globalThis.Atomics;`);
   if (!allow.wasm) lines.push(`delete globalThis.WebAssembly;`);
-  else lines.push(wasmCapScript({ maxPages: pagesForMb(opts.wasmMemoryMb ?? 256), maxTableElements: WASM_MAX_TABLE_ELEMENTS }));
+  else {
+    const maxPages = pagesForMb(opts.wasmMemoryMb ?? 256);
+    lines.push(wasmCapScript({ maxPages, maxTableElements: WASM_MAX_TABLE_ELEMENTS }));
+  }
   if (opts.freeze) {
     lines.push(`(() => {
       const seen = new Set();
@@ -131,7 +135,9 @@ function intlClockScript(): string {
     Object.defineProperty(proto, "formatToParts", {
       configurable: true,
       writable: true,
-      value: function formatToParts(date) { return apply(realFormatToParts, this, [date === undefined ? FIXED : date]); },
+      value: function formatToParts(date) {
+        return apply(realFormatToParts, this, [date === undefined ? FIXED : date]);
+      },
     });
   })();`;
 }

@@ -43,8 +43,9 @@ export function wasmCapScript(caps: WasmCaps): string {
   const mathMin = Math.min, floor = Math.floor, reject = Promise.reject.bind(Promise);
   const taProto = Object.getPrototypeOf(U8.prototype);
   const get = (o, k) => Object.getOwnPropertyDescriptor(o, k).get;
-  const viewBuffer = get(taProto, "buffer"), viewOffset = get(taProto, "byteOffset"), viewLength = get(taProto, "byteLength");
-  const dvBuffer = get(DataView.prototype, "buffer"), dvOffset = get(DataView.prototype, "byteOffset"), dvLength = get(DataView.prototype, "byteLength");
+  const viewBuffer = get(taProto, "buffer"), viewOffset = get(taProto, "byteOffset");
+  const viewLength = get(taProto, "byteLength"), dvProto = DataView.prototype;
+  const dvBuffer = get(dvProto, "buffer"), dvOffset = get(dvProto, "byteOffset"), dvLength = get(dvProto, "byteLength");
   const abLength = get(AB.prototype, "byteLength");
   const isTyped = (x) => { try { apply(viewBuffer, x, []); return true; } catch (e) { return false; } };
   const isModule = (x) => { try { realExports(x); return true; } catch (e) { return false; } };
@@ -76,7 +77,9 @@ export function wasmCapScript(caps: WasmCaps): string {
     return v;
   };
   const put = (w, byte) => { if (w.n >= w.cap) fail("rewrite overflow"); w.b[w.n++] = byte; };
-  const putLeb = (w, v) => { do { let byte = v % 128; v = floor(v / 128); if (v > 0) byte |= 0x80; put(w, byte); } while (v > 0); };
+  const putLeb = (w, v) => {
+    do { let byte = v % 128; v = floor(v / 128); if (v > 0) byte |= 0x80; put(w, byte); } while (v > 0);
+  };
   const writer = (cap) => ({ b: new U8(cap), n: 0, cap });
   // Copies one limits record (flags, min, [max]) with its maximum capped; returns the position after it.
   const capLimits = (b, n, p, cap, what, w) => {
@@ -132,11 +135,12 @@ export function wasmCapScript(caps: WasmCaps): string {
     return out;
   };
   const capDescriptor = (desc, cap, what) => {
-    if (desc === null || typeof desc !== "object") throw new TypeErr("WebAssembly." + what + ": the descriptor must be an object");
+    const name = "WebAssembly." + what;
+    if (desc === null || typeof desc !== "object") throw new TypeErr(name + ": the descriptor must be an object");
     // Each field is read and converted once, so a getter or valueOf cannot answer differently to the check and to V8.
     const initial = Num(desc.initial), maximum = desc.maximum;
     const max = maximum === undefined ? cap : mathMin(Num(maximum), cap);
-    if (!(initial <= cap)) throw new RangeErr("WebAssembly." + what + ": initial " + initial + " > " + cap + " (the sandbox limit)");
+    if (!(initial <= cap)) throw new RangeErr(name + ": initial " + initial + " > " + cap + " (the sandbox limit)");
     if (what === "Memory") return { initial, maximum: max, shared: !!desc.shared };
     return { element: Str(desc.element), initial, maximum: max };
   };
