@@ -10,9 +10,9 @@
  * and after every prune) removes trash and unfinished temporary folders, and puts back a checkpoint that a kill
  * left moved aside while it was being replaced.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { CheckpointError, fsyncDir, writeFileAtomic, type RngState } from "../util/index.js";
+import { CheckpointError, fsyncDir, makeDirs, writeFileAtomic, type RngState } from "../util/index.js";
 import { Tensor, tensor } from "../engine/index.js";
 import { loadModel, saveModel } from "../models/checkpoint.js";
 import type { Transformer } from "../models/transformer.js";
@@ -62,11 +62,11 @@ export function saveCheckpoint(
   parts: { model: Transformer; tokenizer: Tokenizer; optimizerState: unknown; state: TrainerState },
   killPoint: KillPoint = () => {},
 ): string {
-  mkdirSync(checkpointsDir, { recursive: true });
+  makeDirs(checkpointsDir);
   const final = join(checkpointsDir, name);
   const tmp = join(checkpointsDir, `.${name}.${process.pid}.tmp`);
   rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
+  makeDirs(tmp);
   saveModel(tmp, parts.model, parts.tokenizer);
   const { json, bytes } = encodeState(parts.optimizerState);
   writeFileAtomic(join(tmp, "optimizer.bin"), bytes);

@@ -53,7 +53,7 @@ export function estimateMemory(config: TrainConfig, model: TransformerConfig, pr
   const T = Math.min(model.maxSeqLen, promptTokens + tc.maxCompletionTokens);
   const moments = tc.optimizer.type === "adamw" ? 2 : tc.optimizer.momentum > 0 ? 1 : 0;
   const rows = tc.promptsPerStep * tc.groupSize;
-  const evalRows = config.eval.examples * (config.eval.temperature > 0 ? Math.max(...config.eval.k) : 1);
+  const evalRows = Math.min(config.eval.examples, config.task.testExamples) * (config.eval.temperature > 0 ? Math.max(...config.eval.k) : 1);
   const sampleRows = Math.max(rows, evalRows);
   const sampleFields = rows >= evalRows ? ["train.promptsPerStep", "train.groupSize"] : ["eval.examples", "eval.k"];
   const modelFields = config.model.type === "new" ? ["model.dModel", "model.nLayers"] : ["model.path"];

@@ -9,9 +9,9 @@
  * recipe may start over (`--no-resume`, or a run killed before its first checkpoint), since that regenerates
  * what it deletes. `recover()` removes what a kill left behind (temporary files, checkpoint trash).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { RlvrError, appendJsonl, readJsonl, writeFileAtomic } from "../util/index.js";
+import { RlvrError, appendJsonl, makeDirs, readJsonl, writeFileAtomic } from "../util/index.js";
 import { completeSteps, recoverCheckpoints } from "./checkpoints.js";
 
 /** The run folder cannot be created or written, or holds an earlier run that must not be deleted silently. */
@@ -51,7 +51,7 @@ export class RunDir {
   /** Creates the folder and writes the resolved config; a folder that cannot be made is a RunDirError. */
   init(config: unknown): void {
     this.guard("create", () => {
-      mkdirSync(this.checkpointsDir, { recursive: true });
+      makeDirs(this.checkpointsDir);
       writeFileAtomic(this.configPath, JSON.stringify(config, null, 2) + "\n");
     });
   }

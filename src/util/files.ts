@@ -3,13 +3,41 @@
  * never half of each: we write to a temporary file in the same directory, fsync it, rename it over the target,
  * and fsync the directory so the rename itself survives a crash.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, appendFileSync } from "node:fs";
-import { dirname, basename, join } from "node:path";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, appendFileSync } from "node:fs";
+import { dirname, basename, join, resolve } from "node:path";
+
+/**
+ * Creates `dir` and its missing parents, one level at a time. Node 20's `mkdirSync(dir, { recursive: true })` loops
+ * for ever on some paths (e.g. under /proc, where mkdir answers ENOENT although the parent exists); here every
+ * refusal is thrown as the system error it is.
+ */
+export function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    let isDir: boolean | null = null;
+    try {
+      isDir = statSync(d).isDirectory();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    if (isDir === false) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${d}'`), { code: "ENOTDIR", syscall: "mkdir", path: d });
+    if (isDir) break;
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(d).isDirectory()) throw err;
+    }
+  }
+}
 
 /** Writes `data` to `path` atomically (write, fsync, rename, fsync dir). Creates parent directories. */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(tmp, "w");
   try {
@@ -39,7 +67,7 @@ export function fsyncDir(dir: string): void {
 
 /** Appends one JSON object as a line. */
 export function appendJsonl(path: string, record: unknown): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   appendFileSync(path, JSON.stringify(record) + "\n");
 }
 
