@@ -1,0 +1,104 @@
+/**
+ * bench:trl:learn's comparison logic (bench/trl-learn-gate.ts) and its TRL-side scorer (bench/trl-score-worker.ts):
+ * hand-computed slopes, the PASS rule at and around its boundary, and the stop-string cut.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { formatCurve, learningParity, slopePerStep, totalGain } from "../../bench/trl-learn-gate.js";
+import { cutAtStop, scoreBatch } from "../../bench/trl-score-worker.js";
+import { getTask } from "../../src/tasks/index.js";
+import type { Example } from "../../src/tasks/types.js";
+
+describe("slopePerStep", () => {
+  it("fits a line by least squares (hand-computed)", () => {
+    // steps 0, 10, 20; pass 0.2, 0.3, 0.6: mean step 10, mean pass 0.3667; Sxy = (-10)(-0.1667) + 0 + 10(0.2333) = 4
+    // Sxx = 200, slope = 0.02 per step.
+    expect(slopePerStep([{ step: 0, pass: 0.2 }, { step: 10, pass: 0.3 }, { step: 20, pass: 0.6 }])).toBeCloseTo(0.02, 12);
+  });
+
+  it("is exact on a line and ignores the order of points", () => {
+    fc.assert(fc.property(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.integer({ min: 2, max: 12 }), (a, b, n) => {
+        const pts = Array.from({ length: n }, (_, i) => ({ step: 5 * i, pass: b + a * 5 * i })).reverse();
+        expect(slopePerStep(pts)).toBeCloseTo(a, 9);
+      }));
+  });
+
+  it("is 0 on a flat curve and negative on a falling one", () => {
+    expect(slopePerStep([{ step: 0, pass: 0.4 }, { step: 4, pass: 0.4 }])).toBe(0);
+    expect(slopePerStep([{ step: 0, pass: 0.5 }, { step: 4, pass: 0.3 }])).toBeCloseTo(-0.05, 12);
+  });
+
+  it("refuses curves it cannot fit", () => {
+    expect(() => slopePerStep([{ step: 0, pass: 0.1 }])).toThrow(/at least 2/);
+    expect(() => slopePerStep([{ step: 3, pass: 0.1 }, { step: 3, pass: 0.2 }])).toThrow(/same step/);
+    expect(() => slopePerStep([{ step: 0, pass: NaN }, { step: 3, pass: 0.2 }])).toThrow(/finite/);
+  });
+});
+
+describe("totalGain", () => {
+  it("is last minus first by step, whatever the order", () => {
+    expect(totalGain([{ step: 20, pass: 0.5 }, { step: 0, pass: 0.2 }, { step: 10, pass: 0.9 }])).toBeCloseTo(0.3, 12);
+    expect(() => totalGain([])).toThrow(/empty/);
+  });
+});
+
+describe("learningParity", () => {
+  it("passes when rlvr gains more per step on average", () => {
+    const v = learningParity([0.004, 0.006, 0.005], [0.003, 0.004, 0.002]);
+    expect(v.pass).toBe(true);
+    expect(v.margin).toBeCloseTo(0.002, 12);
+  });
+
+  it("passes a shortfall inside the seed spread and fails one outside it", () => {
+    // rlvr std = 0.001 (values 0.003, 0.004, 0.005); TRL std 0 at 0.0049: shortfall 0.0009 < spread 0.001
+    const inside = learningParity([0.003, 0.004, 0.005], [0.0049, 0.0049, 0.0049]);
+    expect(inside.spread).toBeCloseTo(0.001, 12);
+    expect(inside.pass).toBe(true);
+    const outside = learningParity([0.003, 0.004, 0.005], [0.0051, 0.0051, 0.0051]);
+    expect(outside.pass).toBe(false);
+  });
+
+  it("uses the larger of the two spreads", () => {
+    // TRL's slopes spread 0.002 (std of 0.004, 0.006, 0.008), rlvr none: rlvr 0.0045 is 0.0015 short, inside 0.002
+    const v = learningParity([0.0045, 0.0045, 0.0045], [0.004, 0.006, 0.008]);
+    expect(v.spread).toBeCloseTo(0.002, 12);
+    expect(v.pass).toBe(true);
+  });
+
+  it("with one seed asks for rlvr >= TRL outright", () => {
+    expect(learningParity([0.002], [0.002]).pass).toBe(true);
+    expect(learningParity([0.0019], [0.002]).pass).toBe(false);
+  });
+
+  it("refuses mismatched or non-finite input", () => {
+    expect(() => learningParity([0.1], [0.1, 0.2])).toThrow(/one slope per seed/);
+    expect(() => learningParity([], [])).toThrow(/one slope per seed/);
+    expect(() => learningParity([NaN], [0.1])).toThrow(/finite/);
+  });
+});
+
+describe("formatCurve", () => {
+  it("prints step:pass pairs", () => {
+    expect(formatCurve([{ step: 0, pass: 0.25 }, { step: 10, pass: 1 / 3 }])).toBe("0:0.25 10:0.33");
+  });
+});
+
+describe("the TRL side's scorer", () => {
+  it("cuts at the first stop string, keeping it", () => {
+    expect(cutAtStop("\\boxed{7}}junk", ["}"])).toBe("\\boxed{7}");
+    expect(cutAtStop("abc", ["}"])).toBe("abc");
+    expect(cutAtStop("x;y}z", ["}", ";"])).toBe("x;");
+  });
+
+  it("scores with the task's own terms: right answer 1.2, wrong box 0.2, text after the stop ignored", async () => {
+    const task = getTask("addition", { minDigits: 1, maxDigits: 1 });
+    const ex = task.generate("train", 1, 0)[0]! as Example<{ answer: string }>;
+    const wrong = String(Number(ex.gold.answer) + 1);
+    const byPrompt = new Map([[ex.prompt, ex as Example]]);
+    const out = await scoreBatch(task, byPrompt, [ex.prompt, ex.prompt, ex.prompt],
+      [`\\boxed{${ex.gold.answer}}`, `\\boxed{${wrong}}`, `\\boxed{${ex.gold.answer}} and more`]);
+    expect(out).toEqual([1.2, 0.2, 1.2]);
+    await expect(scoreBatch(task, byPrompt, ["nope"], ["x"])).rejects.toThrow(/not a train prompt/);
+  });
+});
