@@ -2,8 +2,8 @@
  * `buildAlgorithm(config.algorithm, context)`: the algorithm built once from its recipe section (after prime-rl's
  * `build_algorithm`), returning what the training loop calls: reward shaping, advantages (with the reward-term
  * aggregation and KL in the reward), which groups enter the optimizer batch, the policy loss, and how β updates.
- * Where KL goes (loss, reward, or only logged) is decided here, in `klPlan`, and nowhere else; the loop branches
- * on no algorithm field. Every function it returns is a pure function over numbers, exported from this layer and
+ * Where KL goes (loss, reward, or only logged) is decided here, in `klPlan`, and nowhere else; the loop does not
+ * branch on the estimator, the KL placement or the controller. Every function it returns is a pure function over numbers, exported from this layer and
  * tested on its own, so the numbers a user checks (for example `policyLoss` against TRL) are the ones that train.
  *
  * Departures: the adaptive controller (verl `AdaptiveKLController`, OpenRLHF) reads the KL of the step's rollouts,
@@ -71,7 +71,7 @@ export interface Algorithm {
   lossOptions(beta: number): LossOptions;
   /** The policy loss and d loss / d lp_θ of one micro-batch, with the optimizer batch's normaliser (§3.1). */
   loss(input: PolicyLossInput, beta: number, normalizer: { sequences: number; tokens: number }): PolicyLossResult;
-  /** The KL the controller reads: token mean of the estimator at lp_old against lp_ref (undefined without a reference). */
+  /** The KL the controller reads: token mean of the estimator at lp_old against lp_ref (undefined: no reference). */
   observedKl(completions: readonly CompletionNumbers[]): number | undefined;
   /** β for the next step from this step's β, its observed KL and its number of sequences. */
   nextBeta(beta: number, observedKl: number | undefined, sequences: number): number;
@@ -104,7 +104,8 @@ export function advantageOptionsOf(a: {
 /** The fields of an algorithm section (or preset) that the loss reads. */
 type LossFields = {
   policy: Pick<AlgorithmConfig["policy"], "ratio" | "clip">;
-  kl: Pick<AlgorithmConfig["kl"], "beta" | "estimator" | "placement"> & { monitorOnly?: boolean; importanceWeight?: boolean };
+  kl: Pick<AlgorithmConfig["kl"], "beta" | "estimator" | "placement"> &
+    Partial<Pick<AlgorithmConfig["kl"], "monitorOnly" | "importanceWeight">>;
   loss: Pick<AlgorithmConfig["loss"], "aggregation" | "entropyCoef">;
 };
 
@@ -137,6 +138,9 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
     throw new TypeError("buildAlgorithm: rewardAggregate normalizeThenSum needs the task's termWeights");
   }
   const policy = config.zeroStd.policy;
+  const { overlong, truncated } = config;
+  const shaping = { overlong, truncated, maxCompletionTokens: ctx.maxCompletionTokens };
+  const maskOf = (c: CompletionNumbers) => c.mask;
 
   const k1Rows = (c: CompletionNumbers): number[] =>
     c.mask.map((m, t) => (c.refLogp ? m * (c.klMask?.[t] ?? 1) * klTerm(c.oldLogp[t]!, c.refLogp[t]!, "k1").value : 0));
@@ -144,14 +148,16 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
   return {
     config,
     kl,
-    shapeReward: (c) => shapeReward(c, { overlong: config.overlong, truncated: config.truncated, maxCompletionTokens: ctx.maxCompletionTokens }),
+    shapeReward: (c) => shapeReward(c, shaping),
 
     advantages(groups, beta) {
       const rewards = groups.map((g) => g.map((c) => c.reward));
       const res = computeAdvantages(rewards, {
         ...advantageOptionsOf(config),
         lengths: groups.map((g) => g.map((c) => c.mask.reduce((a, b) => a + b, 0))),
-        ...(kl.inReward && beta > 0 ? { klInReward: { beta, k1: groups.map((g) => g.map(k1Rows)) }, tokenMasks: groups.map((g) => g.map((c) => c.mask)) } : {}),
+        ...(kl.inReward && beta > 0
+          ? { klInReward: { beta, k1: groups.map((g) => g.map(k1Rows)) }, tokenMasks: groups.map((g) => g.map(maskOf)) }
+          : {}),
       });
       if (config.rewardAggregate === "sumThenNormalize") return res;
       // GDPO (§8.1): z-score each weighted term within its group, sum with the weights, standardise over the batch.
@@ -171,7 +177,8 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
     },
 
     lossOptions: (beta) => lossOptionsOf(config, ctx.maxCompletionTokens, beta),
-    loss: (input, beta, normalizer) => policyLoss(input, { ...lossOptionsOf(config, ctx.maxCompletionTokens, beta), normalizer }),
+    loss: (input, beta, normalizer) =>
+      policyLoss(input, { ...lossOptionsOf(config, ctx.maxCompletionTokens, beta), normalizer }),
 
     observedKl(completions) {
       if (!kl.reference) return undefined;

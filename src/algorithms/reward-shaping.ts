@@ -42,7 +42,7 @@ export interface ShapeOptions {
   maxCompletionTokens: number;
 }
 
-/** Applies the overlong term, then the truncation policy (§4: `zeroReward` zeroes every term, the overlong one too). */
+/** Applies the overlong term, then the truncation policy (§4: `zeroReward` zeroes every term, overlong too). */
 export function shapeReward(c: ShapeInput, o: ShapeOptions): Shaped {
   let reward = c.reward;
   const terms = { ...c.terms };

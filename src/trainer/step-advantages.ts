@@ -14,7 +14,8 @@ import type { AlgorithmConfig } from "./config.js";
 /** Applies the algorithm's reward shaping (overlong term, truncation policy) to every rollout, in place. */
 export function shapeRewards(groups: readonly RolloutGroup[], algorithm: Algorithm): void {
   for (const r of groups.flatMap((g) => g.rollouts)) {
-    const s = algorithm.shapeReward({ reward: r.reward, terms: r.terms, length: r.completionIds.length, truncated: r.finishReason === "length" });
+    const truncated = r.finishReason === "length";
+    const s = algorithm.shapeReward({ reward: r.reward, terms: r.terms, length: r.completionIds.length, truncated });
     r.reward = s.reward;
     r.terms = s.terms;
     if (s.maskAll) r.lossMask = r.lossMask.map(() => 0);
@@ -22,15 +23,23 @@ export function shapeRewards(groups: readonly RolloutGroup[], algorithm: Algorit
 }
 
 /** Enforces `nulls.onNull` and `nulls.maxNullFrac` (§1.6); the error names the task and the checker's message. */
-export function checkNulls(groups: readonly RolloutGroup[], nulls: AlgorithmConfig["nulls"], task: Pick<Task, "name" | "terms">): void {
+export function checkNulls(
+  groups: readonly RolloutGroup[],
+  nulls: AlgorithmConfig["nulls"],
+  task: Pick<Task, "name" | "terms">,
+): void {
   const all = groups.flatMap((g) => g.rollouts);
   const bad = all.filter((r) => r.reward === null);
   if (bad.length === 0) return;
   const why = (r: Rollout) => `example ${r.exampleId}: ${String(r.rewardInfo?.error ?? "checker returned null")}`;
   const checkers = task.terms.map((t) => t.reward).join(", ");
-  if (nulls.onNull === "error") throw new ConfigError(`unscorable completion (nulls.onNull = "error") in task ${task.name} (checkers ${checkers}): ${why(bad[0]!)}`);
+  const where = `in task ${task.name} (checkers ${checkers})`;
+  if (nulls.onNull === "error") {
+    throw new ConfigError(`unscorable completion (nulls.onNull = "error") ${where}: ${why(bad[0]!)}`);
+  }
   if (bad.length / all.length > nulls.maxNullFrac) {
-    throw new ConfigError(`${bad.length} of ${all.length} completions are unscorable (> nulls.maxNullFrac = ${nulls.maxNullFrac}) in task ${task.name} (checkers ${checkers}); first: ${why(bad[0]!)}`);
+    const share = `${bad.length} of ${all.length} completions are unscorable`;
+    throw new ConfigError(`${share} (> nulls.maxNullFrac = ${nulls.maxNullFrac}) ${where}; first: ${why(bad[0]!)}`);
   }
 }
 
@@ -64,7 +73,13 @@ export interface StepAdvantages {
  * Sets `advantage` on every rollout (0 for nulls) and returns the ones that enter the loss. With `resample`, at
  * most `wantGroups` informative groups are kept, in generation order (§1.7).
  */
-export function assignAdvantages(groups: readonly RolloutGroup[], algorithm: Algorithm, beta: number, wantGroups: number, klMasks?: KlMasks): StepAdvantages {
+export function assignAdvantages(
+  groups: readonly RolloutGroup[],
+  algorithm: Algorithm,
+  beta: number,
+  wantGroups: number,
+  klMasks?: KlMasks,
+): StepAdvantages {
   const res = algorithm.advantages(groups.map((g) => g.rollouts.map((r) => numbersOf(r, klMasks))), beta);
   groups.forEach((g, i) =>
     g.rollouts.forEach((r, j) => {

@@ -3,10 +3,11 @@
  * for each step, sample G completions per prompt, score them with the task's verifiable rewards, turn rewards into
  * advantages, compute the policy loss and step the optimizer, then log, evaluate and checkpoint.
  *
- * Departures from the concept card's sketch, each a recipe field: the loss pieces follow docs/spec/algorithms.md
- * (any preset, not only the sketch); the reference model exists only when β > 0 or `kl.monitorOnly`; nulls are
- * removed from the step (§1.6). Determinism: every random stream is derived from (seed, step), so a run resumed
- * from its newest complete checkpoint replays exactly the steps an uninterrupted run would have taken.
+ * Departures from the concept card's sketch, each a recipe field: the algorithm is any preset of
+ * docs/spec/algorithms.md, built once by `buildAlgorithm` (src/algorithms), whose functions this loop calls; the
+ * reference model exists only when β > 0 or `kl.monitorOnly`; nulls are removed from the step (§1.6).
+ * Determinism: every random stream is derived from (seed, step), so a run resumed from its newest complete
+ * checkpoint replays exactly the steps an uninterrupted run would have taken.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -97,8 +98,11 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const params = trainableParams(model);
   const optimizer = buildOptimizer(tc, model);
   if (optimizerState) optimizer.loadState(optimizerState as OptimizerState);
-  const algorithm = buildAlgorithm(alg, { maxCompletionTokens: tc.maxCompletionTokens, termWeights: Object.fromEntries(task.terms.map((t) => [t.name, t.weight])) });
-  const reference = algorithm.kl.reference ? buildModel({ type: "checkpoint", path: config.reference ?? startModelDir(run) }, config.seed).model : null;
+  // The algorithm, built once: reward shaping, advantages, loss, where KL goes and how β moves (src/algorithms).
+  const termWeights = Object.fromEntries(task.terms.map((t) => [t.name, t.weight]));
+  const algorithm = buildAlgorithm(alg, { maxCompletionTokens: tc.maxCompletionTokens, termWeights });
+  const referencePath = config.reference ?? startModelDir(run);
+  const reference = algorithm.kl.reference ? buildModel({ type: "checkpoint", path: referencePath }, config.seed).model : null;
   const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
   emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed: resumeFrom !== null });
 
@@ -123,14 +127,13 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const stepRng = new Rng(config.seed).split("step").split(step);
 
     // ---- 1. sample: G completions for each of Q prompts (more batches while the algorithm asks for them)
-    let groups: RolloutGroup[] = [];
+    const groups: RolloutGroup[] = []; // every group generated this step
     let genBatches = 0;
     let kept: ReturnType<typeof assignAdvantages> | null = null;
     let klMasks: ReturnType<typeof sectionMasks> = null;
     // oldLogprobs and weightSync stay 0 with the built-in sampler: it records the exact log-probs of the weights it
     // samples with, and it shares those weights with the trainer (nothing to recompute or copy).
     const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0, oldLogprobs: 0, weightSync: 0 };
-    const allGroups: RolloutGroup[] = [];
     let decision: ResampleDecision = "train";
     do {
       const t0 = performance.now();
@@ -153,13 +156,13 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       if (alg.loss.afterFirstError === "mask") maskAfterFirstError(batch, tokenizer);
       checkNulls(batch, alg.nulls, task);
       time.reward += (performance.now() - t1) / 1000;
-      allGroups.push(...batch);
-      groups = [...groups, ...batch];
+      groups.push(...batch);
 
       // ---- 2b. reference log-probs (KL in the loss, in the reward, or logged) and partial-KL section masks
       if (reference) {
         const t2 = performance.now();
-        referenceLogprobs(reference, batch.flatMap((g) => g.rollouts), tokenizer.padId, tc.microBatchSize, config.sampler.temperature);
+        const rollouts = batch.flatMap((g) => g.rollouts);
+        referenceLogprobs(reference, rollouts, tokenizer.padId, tc.microBatchSize, config.sampler.temperature);
         time.refLogprobs += (performance.now() - t2) / 1000;
         klMasks = sectionMasks(groups.flatMap((g) => g.rollouts), tokenizer, algorithm.kl.sections);
       }
@@ -168,12 +171,13 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const t3 = performance.now();
       kept = assignAdvantages(groups, algorithm, state.beta, tc.promptsPerStep, klMasks?.masks);
       time.advantage += (performance.now() - t3) / 1000;
-      decision = algorithm.nextGeneration(groups.map((g) => g.rollouts.map((r) => r.reward)), tc.promptsPerStep, genBatches);
+      const rewards = groups.map((g) => g.rollouts.map((r) => r.reward));
+      decision = algorithm.nextGeneration(rewards, tc.promptsPerStep, genBatches);
     } while (decision === "generateMore");
-    Object.assign(m, rewardMetrics(allGroups, task), kept!.metrics, klMasks?.metrics);
+    Object.assign(m, rewardMetrics(groups, task), kept!.metrics, klMasks?.metrics);
     if (alg.zeroStd.policy === "resample") {
       m["dynamic/genBatches"] = genBatches;
-      m["dynamic/keptGroupsFrac"] = kept!.informativeGroups / Math.max(1, allGroups.length);
+      m["dynamic/keptGroupsFrac"] = kept!.informativeGroups / Math.max(1, groups.length);
       m["dynamic/exhausted"] = decision === "train" ? 0 : 1;
     }
     const trainBatch = kept!.rollouts;
@@ -183,25 +187,27 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     m["lr"] = lr;
     if (trainBatch.length > 0) {
       const upd = updatePolicy({
-        model, optimizer, params, rollouts: trainBatch, algorithm, train: tc, temperature: config.sampler.temperature, beta: state.beta, lr,
-        rng: stepRng.split("shuffle"), padId: tokenizer.padId, ...(klMasks ? { klMasks: klMasks.masks } : {}), warn,
+        model, optimizer, params, rollouts: trainBatch, algorithm, train: tc, temperature: config.sampler.temperature,
+        beta: state.beta, lr, rng: stepRng.split("shuffle"), padId: tokenizer.padId,
+        ...(klMasks ? { klMasks: klMasks.masks } : {}), warn,
       });
       Object.assign(m, upd);
     } else m["step/skipped"] = 1;
 
     // ---- 5. β for the next step: the algorithm's controller reads the KL of this step's rollouts (fixed: unchanged)
     if (reference) m["kl/beta"] = state.beta;
-    state.beta = algorithm.nextBeta(state.beta, algorithm.observedKl(trainBatch.map((r) => numbersOf(r, klMasks?.masks))), trainBatch.length);
+    const observedKl = algorithm.observedKl(trainBatch.map((r) => numbersOf(r, klMasks?.masks)));
+    state.beta = algorithm.nextBeta(state.beta, observedKl, trainBatch.length);
 
     // ---- 6. log: per-step metrics, sample groups, cumulative counters, timings
     state.counters.tokens = (state.counters.tokens ?? 0) + trainBatch.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
-    state.counters.samples = (state.counters.samples ?? 0) + allGroups.reduce((s, g) => s + g.rollouts.length, 0);
+    state.counters.samples = (state.counters.samples ?? 0) + groups.reduce((s, g) => s + g.rollouts.length, 0);
     m["perf/tokens"] = state.counters.tokens;
     m["perf/samples"] = state.counters.samples;
-    const genTokens = allGroups.reduce((s, g) => s + g.rollouts.reduce((t, r) => t + r.completionIds.length, 0), 0);
+    const genTokens = groups.reduce((s, g) => s + g.rollouts.reduce((t, r) => t + r.completionIds.length, 0), 0);
     m["perf/genTokensPerSec"] = genTokens / Math.max(1e-9, time.generate);
     for (const [k, v] of Object.entries(time)) m[`time/${k}`] = v;
-    if (config.log.sampleGroups > 0) run.logSamples({ step, groups: sampleRecords(allGroups.slice(0, config.log.sampleGroups), tokenizer) });
+    if (config.log.sampleGroups > 0) run.logSamples({ step, groups: sampleRecords(groups.slice(0, config.log.sampleGroups), tokenizer) });
     state.step = step;
     state.rng = stepRng.state();
 
