@@ -97,7 +97,8 @@ describe("noise is not paid", () => {
     expect(await scores(DISGUISES.renamed!, 20, 2000)).toEqual(Array(20).fill(0));
   });
 
-  it.each(Object.keys(DISGUISES).filter((x) => x !== "renamed"))("the disguise %s earns exactly 0 over 4 evaluations", { timeout: 120_000 }, async (name) => {
+  const others = Object.keys(DISGUISES).filter((x) => x !== "renamed");
+  it.each(others)("the disguise %s earns exactly 0 over 4 evaluations", { timeout: 120_000 }, async (name) => {
     expect(await scores(DISGUISES[name]!, 4, 3000)).toEqual([0, 0, 0, 0]);
   });
 });
@@ -106,13 +107,18 @@ describe("real speed is still paid", () => {
   /** A baseline that does 1.5x the naive work: the naive loop, then the first half of the rows again. */
   const SLOW_BASELINE = NAIVE_MATMUL.replace(
     /\n}$/,
-    `\n  for (let i = 0; i < m >> 1; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }\n}`,
+    `\n  for (let i = 0; i < m >> 1; i++) for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j];
+    C[i * n + j] = s;
+  }\n}`,
   );
 
   it("pays a kernel that does 2/3 of the baseline's work (a real 1.5x)", { timeout: 60_000, retry: 2 }, () => {
     expect(SLOW_BASELINE).not.toBe(NAIVE_MATMUL);
     for (const seed of [1, 2]) {
-      const ev = evaluateKernel(v8Backend, NAIVE_MATMUL, SLOW_BASELINE, GOLD, { profile: { ...PROFILES.test, minIters: 60 }, seed });
+      const profile = { ...PROFILES.test, minIters: 60 };
+      const ev = evaluateKernel(v8Backend, NAIVE_MATMUL, SLOW_BASELINE, GOLD, { profile, seed });
       expect(ev.correct).toBe(true);
       const s = ev.significance!;
       expect(s.verdict).toBe("faster");
@@ -123,7 +129,8 @@ describe("real speed is still paid", () => {
 
   let attempt = 0; // a retry needs a new seed, or the memoised result would come back
   it("pays the register-blocked kernel through the reward", { timeout: 60_000, retry: 2 }, async () => {
-    const r = await scoreKernel(fenced(BLOCKED_MATMUL), { ...GOLD, m: 64, n: 64, k: 64 }, { profile: "test", seed: 5 + attempt++ });
+    const gold = { ...GOLD, m: 64, n: 64, k: 64 };
+    const r = await scoreKernel(fenced(BLOCKED_MATMUL), gold, { profile: "test", seed: 5 + attempt++ });
     expect(r.info?.verdict).toBe("faster");
     expect(r.score!).toBeGreaterThan(0.1);
     expect(r.score).toBeCloseTo(Math.min(r.terms.speedup! - 1, 9), 12);

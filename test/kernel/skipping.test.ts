@@ -18,7 +18,11 @@ afterAll(() => closeSharedPool());
 
 const SHAPE = { m: 32, n: 24, k: 20 };
 const GOLD: KernelGold = { ...SHAPE, dtype: "float32", baseline: "naive" };
-const honest = `for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }`;
+const honest = `for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j];
+    C[i * n + j] = s;
+  }`;
 /** A kernel with a call counter that runs `skip` first and the honest loop unless `skip` returned. */
 const skipper = (skip: string, prelude = "") => `let calls = 0;
 ${prelude}
@@ -44,7 +48,10 @@ function expectCaught(ev: KernelEvaluation, detail: RegExp = /./): void {
 const VARIANTS: Record<string, { src: string; caughtIn: RegExp }> = {
   "every other call": { src: skipper("if (calls % 2 === 0) return;"), caughtIn: /probe/ },
   // The probes take 3 + 3 + structural calls in their own realm; the timed realm then sees 40 warm-up calls first.
-  "only after the calls the probes and warm-up use": { src: skipper("if (calls > 45 && calls % 9 === 0) return;"), caughtIn: /a timed call/ },
+  "only after the calls the probes and warm-up use": {
+    src: skipper("if (calls > 45 && calls % 9 === 0) return;"),
+    caughtIn: /a timed call/,
+  },
   "only when a fresh input follows a run of repeats (timing has begun)": {
     src: skipper(
       `const a0 = A[0]; if (a0 === last) repeats++; else { if (repeats > 10) timing = true; repeats = 0; }
@@ -54,10 +61,19 @@ const VARIANTS: Record<string, { src: string; caughtIn: RegExp }> = {
     ),
     caughtIn: /a timed call/,
   },
-  "only when the operands share one buffer": { src: skipper("if (A.buffer === C.buffer && calls > 30) return;"), caughtIn: /./ },
-  "half the rows on every fifth timed call": { src: skipper("if (calls > 45 && calls % 5 === 0) { m = m >> 1; }"), caughtIn: /a timed call/ },
+  "only when the operands share one buffer": {
+    src: skipper("if (A.buffer === C.buffer && calls > 30) return;"),
+    caughtIn: /./,
+  },
+  "half the rows on every fifth timed call": {
+    src: skipper("if (calls > 45 && calls % 5 === 0) { m = m >> 1; }"),
+    caughtIn: /a timed call/,
+  },
   "the blocked kernel, skipping one timed call in seven": {
-    src: BLOCKED_MATMUL.replace("function matmul(A, B, C, m, n, k) {", "let calls = 0;\nfunction matmul(A, B, C, m, n, k) {\n  if (++calls > 45 && calls % 7 === 0) return;"),
+    src: BLOCKED_MATMUL.replace(
+      "function matmul(A, B, C, m, n, k) {",
+      "let calls = 0;\nfunction matmul(A, B, C, m, n, k) {\n  if (++calls > 45 && calls % 7 === 0) return;",
+    ),
     caughtIn: /a timed call/,
   },
 };
@@ -69,7 +85,7 @@ describe("skipping work on some calls", () => {
     expectCaught(run(v.src, 11), v.caughtIn);
   });
 
-  it("never pays a kernel that skips 3 calls in 100 at random (caught, or honest and then noise)", { timeout: 120_000 }, () => {
+  it("never pays a kernel that skips 3 calls in 100 at random (caught, or honest: noise)", { timeout: 120_000 }, () => {
     const src = skipper("if (Math.random() < 0.03) return;");
     const evs = [21, 22, 23, 24, 25, 26].map((seed) => run(src, seed));
     for (const ev of evs) expect(ev.correct === false || ev.significance!.verdict !== "faster").toBe(true);
@@ -77,8 +93,12 @@ describe("skipping work on some calls", () => {
     expect(evs.filter((ev) => !ev.correct).length).toBeGreaterThanOrEqual(4);
   });
 
-  it("scores a skipping kernel gateFailScore through the reward, with a fresh seed each time", { timeout: 60_000 }, async () => {
-    for (const name of ["only after the calls the probes and warm-up use", "the blocked kernel, skipping one timed call in seven"]) {
+  it("scores a skipping kernel gateFailScore through the reward, with a fresh seed", { timeout: 60_000 }, async () => {
+    const names = [
+      "only after the calls the probes and warm-up use",
+      "the blocked kernel, skipping one timed call in seven",
+    ];
+    for (const name of names) {
       const r = await scoreKernel("```js\n" + VARIANTS[name]!.src + "\n```", GOLD, { profile: "test" });
       expect(r.score).toBe(-1);
       expect(String(r.info?.reason)).toMatch(/^tolerance: a timed call/);

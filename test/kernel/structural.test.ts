@@ -17,7 +17,11 @@ import { Rng } from "../../src/util/rng.js";
 /** Square, with k divisible by 4: the shape on which every special case below is right for random inputs. */
 const SHAPE = { m: 24, n: 24, k: 24 };
 const QUICK = { ...PROFILES.test, warmupCalls: 5, warmupMs: 5, measureMs: 10, minIters: 3 };
-const loop = (rows = "m") => `for (let i = 0; i < ${rows}; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }`;
+const loop = () => `for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j];
+    C[i * n + j] = s;
+  }`;
 
 const run = (src: string, structuralProbes: boolean): KernelEvaluation =>
   evaluateKernel(v8Backend, src, NAIVE_MATMUL, SHAPE, { profile: QUICK, seed: 17, structuralProbes });
@@ -29,7 +33,11 @@ const SPECIAL_CASES: Record<string, string> = {
     let zero = true;
     for (let p = 0; p < k; p++) if (A[i * k + p] !== 0) { zero = false; break; }
     if (zero) continue; // "sparse fast path", but C's row keeps its garbage
-    for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = s;
+    }
   }
 }`,
   "returns early when B is all zeros": `function matmul(A, B, C, m, n, k) {
@@ -46,7 +54,11 @@ const SPECIAL_CASES: Record<string, string> = {
   ${loop()}
 }`,
   "uses n as the stride of A (right only when n = k)": `function matmul(A, B, C, m, n, k) {
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * n + p] * B[p * n + j]; C[i * n + j] = s; }
+  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let p = 0; p < k; p++) s += A[i * n + p] * B[p * n + j];
+    C[i * n + j] = s;
+  }
 }`,
   "ignores m, n and k and hard-codes the timed shape": `function matmul(A, B, C) {
   const m = 24, n = 24, k = 24;
@@ -65,7 +77,10 @@ const SPECIAL_CASES: Record<string, string> = {
   "treats A as diagonal when its first off-diagonal entries are zero": `function matmul(A, B, C, m, n, k) {
   let diag = m === k && k > 2;
   for (let p = 1; diag && p < 3; p++) if (A[p] !== 0 || A[p * k] !== 0) diag = false;
-  if (diag) { for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) C[i * n + j] = A[i * k + i] * B[i * n + j]; return; }
+  if (diag) {
+    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) C[i * n + j] = A[i * k + i] * B[i * n + j];
+    return;
+  }
   ${loop()}
 }`,
 };
@@ -74,7 +89,11 @@ const SPECIAL_CASES: Record<string, string> = {
 const LAYOUT_CASES: Record<string, string> = {
   "reads A at a fixed offset of its buffer (assumes A owns it)": `function matmul(A, B, C, m, n, k) {
   const a = new Float32Array(A.buffer, 4096 * 4, m * k);
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += a[i * k + p] * B[p * n + j]; C[i * n + j] = s; }
+  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let p = 0; p < k; p++) s += a[i * k + p] * B[p * n + j];
+    C[i * n + j] = s;
+  }
 }`,
   "zeroes C and returns when C shares a buffer with A": `function matmul(A, B, C, m, n, k) {
   if (A.buffer === C.buffer) { C.fill(0); return; }
@@ -105,7 +124,9 @@ describe("structural probes", () => {
     const ev = run(NAIVE_MATMUL, true);
     expect(ev.correct).toBe(true);
     const rec = ev.checks.find((c) => c.name === "structural-probes")!;
-    for (const label of ["zero A", "identity B", "near-identity A (one entry)", "zero rows of A", "shape 3x5x7", "shape 24x24x1"]) {
+    const labels = ["zero A", "identity B", "near-identity A (one entry)", "zero rows of A", "shape 3x5x7"];
+    labels.push("shape 24x24x1");
+    for (const label of labels) {
       expect(rec.detail).toContain(label);
     }
   });

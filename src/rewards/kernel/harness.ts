@@ -26,7 +26,14 @@ import { Rng } from "../../util/rng.js";
 import { randomInput, referenceMatmul, sizes, structuralInputs, view, type CallInput } from "./probes.js";
 import { DEFAULT_SIGNIFICANCE, decideSpeedup, median, type SignificanceOptions } from "./significance.js";
 import { staticScreen } from "./static-screen.js";
-import type { CheckRecord, KernelBackend, KernelEvaluation, LoadedKernel, MatmulShape, TimingProfile } from "./types.js";
+import type {
+  CheckRecord,
+  KernelBackend,
+  KernelEvaluation,
+  LoadedKernel,
+  MatmulShape,
+  TimingProfile,
+} from "./types.js";
 
 export { referenceMatmul } from "./probes.js";
 
@@ -84,7 +91,13 @@ function firstDiff(x: Float32Array, y: Float32Array, skipFrom: number, skipTo: n
  * Checks one call's read-back against the input (the harness's private copy): nothing outside C's view changed,
  * and, unless `mode` is "none", C matches the float64 reference. Throws GateFailure naming the check.
  */
-function checkCall(input: CallInput, out: Float32Array[], o: HarnessOptions, mode: "exact" | "tolerance" | "none", ref?: Float64Array): void {
+function checkCall(
+  input: CallInput,
+  out: Float32Array[],
+  o: HarnessOptions,
+  mode: "exact" | "tolerance" | "none",
+  ref?: Float64Array,
+): void {
   if (out.length !== input.buffers.length) throw new GateFailure("canaries: the buffers changed");
   const c = input.c;
   for (let bi = 0; bi < input.buffers.length; bi++) {
@@ -111,7 +124,10 @@ function checkCall(input: CallInput, out: Float32Array[], o: HarnessOptions, mod
     const g = got[i]!;
     const w = want[i]!;
     const ok = mode === "exact" ? g === w : Math.abs(g - w) <= atol + o.rtol * Math.abs(w);
-    if (!ok) throw new GateFailure(`${mode === "exact" ? "exact-probe" : "tolerance"}: ${input.label}: C[${i}] = ${g}, reference ${w}`);
+    if (!ok) {
+      const gate = mode === "exact" ? "exact-probe" : "tolerance";
+      throw new GateFailure(`${gate}: ${input.label}: C[${i}] = ${g}, reference ${w}`);
+    }
   }
 }
 
@@ -123,7 +139,8 @@ export function evaluateKernel(
   shape: MatmulShape,
   opts: Partial<HarnessOptions> & { profile: TimingProfile; seed: number },
 ): KernelEvaluation {
-  const o: HarnessOptions = { ...DEFAULT_HARNESS, ...opts, significance: { ...DEFAULT_SIGNIFICANCE, ...opts.significance } };
+  const significance = { ...DEFAULT_SIGNIFICANCE, ...opts.significance };
+  const o: HarnessOptions = { ...DEFAULT_HARNESS, ...opts, significance };
   const checks: CheckRecord[] = [];
   const ev: KernelEvaluation = {
     correct: false,
@@ -139,10 +156,14 @@ export function evaluateKernel(
     overheadMs: null,
     suspicious: false,
     suspiciousReasons: [],
-    machine: { ...backend.describe(), kernelSha256: createHash("sha256").update(candidateSource).digest("hex").slice(0, 16) },
+    machine: {
+      ...backend.describe(),
+      kernelSha256: createHash("sha256").update(candidateSource).digest("hex").slice(0, 16),
+    },
   };
   const screen = staticScreen(candidateSource, { allowWasm: o.allowWasm });
-  checks.push({ name: "static-screen", ok: screen.length === 0, ...(screen.length ? { detail: screen.join("; ") } : {}) });
+  const screenDetail = screen.length ? { detail: screen.join("; ") } : {};
+  checks.push({ name: "static-screen", ok: screen.length === 0, ...screenDetail });
   if (screen.length) return ev;
 
   const loaded: LoadedKernel[] = [];
@@ -190,7 +211,12 @@ export function evaluateKernel(
 type Who = "candidate" | "baseline" | "control";
 
 /** One timed call of `kernel` on `input`: place (untimed), call (timed), and for the candidate a read-back. */
-function callOnce(kernel: LoadedKernel, input: CallInput, limitMs: number, who: Who): { ns: number; out: Float32Array[] | null } {
+function callOnce(
+  kernel: LoadedKernel,
+  input: CallInput,
+  limitMs: number,
+  who: Who,
+): { ns: number; out: Float32Array[] | null } {
   kernel.place(input);
   const t = kernel.timedCall(limitMs);
   if (who !== "candidate") {
@@ -228,15 +254,21 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
   // 2-4. Probes of the candidate alone, in a realm of their own: calls at many shapes would otherwise leave the
   // timed realm's JIT state deoptimised (measured: the blocked kernel went from 2.3x to 0.06x at 48^3).
   const probeRealm = k.loadCandidate("candidate-probes");
-  const candOnce = (input: CallInput, mode: "exact" | "tolerance") => checkCall(input, callOnce(probeRealm, input, 2000, "candidate").out!, o, mode);
-  for (let i = 0; i < p.exactIters; i++) candOnce(randomInput(rngFor(`exact:${i}`), shape, "binary", o.canary, `exact probe ${i}`, false), "exact");
+  const candOnce = (input: CallInput, mode: "exact" | "tolerance") =>
+    checkCall(input, callOnce(probeRealm, input, 2000, "candidate").out!, o, mode);
+  for (let i = 0; i < p.exactIters; i++) {
+    candOnce(randomInput(rngFor(`exact:${i}`), shape, "binary", o.canary, `exact probe ${i}`, false), "exact");
+  }
   pass("exact-probe", `${p.exactIters} iterations`);
-  for (let i = 0; i < p.toleranceIters; i++) candOnce(randomInput(rngFor(`tolerance:${i}`), shape, "normal", o.canary, `tolerance probe ${i}`), "tolerance");
+  for (let i = 0; i < p.toleranceIters; i++) {
+    candOnce(randomInput(rngFor(`tolerance:${i}`), shape, "normal", o.canary, `tolerance probe ${i}`), "tolerance");
+  }
   pass("tolerance-probe", `${p.toleranceIters} iterations, rtol ${o.rtol}, atol ${o.atolScale}·√k`);
   if (o.structuralProbes) {
     const probes = structuralInputs(rngFor("structural"), shape, o.canary);
     for (const input of probes) candOnce(input, "tolerance");
-    pass("structural-probes", `${probes.length} probes: ${probes.map((x) => x.label.replace(/^structural /, "")).join("; ")}`);
+    const names = probes.map((x) => x.label.replace(/^structural /, ""));
+    pass("structural-probes", `${probes.length} probes: ${names.join("; ")}`);
   }
   probeRealm.dispose();
   const cand = k.loadCandidate("candidate");
@@ -285,7 +317,7 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
   phase(p.measureMs, Math.max(2, p.minIters), p.maxIters);
   const n = times.candidate.length;
   ev.verifiedCalls = n;
-  pass("every-timed-call-verified", `${n} of ${n} timed candidate calls checked (inputs, canaries, C within tolerance)`);
+  pass("every-timed-call-verified", `${n} of ${n} timed candidate calls checked (inputs, canaries, C)`);
   pass("canaries", `${o.canary} elements each side`);
   pass("inputs-unchanged");
   pass("layouts", "separate buffers or one shared buffer, drawn per call");
@@ -317,7 +349,9 @@ function summarise(times: Record<Who, number[]>, o: HarnessOptions, ev: KernelEv
   ev.significance = decideSpeedup(tb, times.control, tc, o.significance, deriveSeed(o.seed, "bootstrap"));
   // The cap is checked on the robust median (a single stall can push a mean of ratios far above it).
   const robust = Math.min(ev.significance.medianVsBaseline, ev.significance.medianVsControl);
-  if (robust > o.capSpeedup) ev.suspiciousReasons.push(`median speed-up ${robust.toFixed(2)} is above capSpeedup ${o.capSpeedup}`);
+  if (robust > o.capSpeedup) {
+    ev.suspiciousReasons.push(`median speed-up ${robust.toFixed(2)} is above capSpeedup ${o.capSpeedup}`);
+  }
   if (floorHits) ev.suspiciousReasons.push(`${floorHits} timed call(s) took no longer than an empty call`);
   ev.suspicious = ev.suspiciousReasons.length > 0;
 }

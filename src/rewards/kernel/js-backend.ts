@@ -67,7 +67,8 @@ class IsolateKernel implements LoadedKernel {
 
   place(p: PlacedBuffers): void {
     if (p.buffers.length !== 1 && p.buffers.length !== 3) throw new RangeError("place: one or three buffers");
-    const copy = (x: Float32Array) => new ivm.ExternalCopy(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength)).copyInto({ release: true });
+    const copy = (x: Float32Array) =>
+      new ivm.ExternalCopy(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength)).copyInto({ release: true });
     const bufs = [...p.buffers.map(copy), undefined, undefined].slice(0, 3);
     const { a, b, c, shape } = p;
     const layout = [a.buffer, a.offset, b.buffer, b.offset, c.buffer, c.offset, shape.m, shape.n, shape.k];
@@ -95,7 +96,9 @@ class IsolateKernel implements LoadedKernel {
 
   readBack(): Float32Array[] {
     const out = this.fns.read.applySync(undefined, [], { result: { copy: true }, timeout: 2000 }) as ArrayBuffer[];
-    if (!Array.isArray(out) || !out.every((x) => x instanceof ArrayBuffer)) throw new Error("the harness buffers could not be read back");
+    if (!Array.isArray(out) || !out.every((x) => x instanceof ArrayBuffer)) {
+      throw new Error("the harness buffers could not be read back");
+    }
     return out.map((x) => new Float32Array(x));
   }
 

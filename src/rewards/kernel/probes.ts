@@ -94,7 +94,14 @@ export function buildInput(
 }
 
 /** A random input: {0,1} or standard normal operands, in a random layout unless `shared` is given. */
-export function randomInput(rng: Rng, shape: MatmulShape, fill: Fill, canary: number, label: string, shared?: boolean): CallInput {
+export function randomInput(
+  rng: Rng,
+  shape: MatmulShape,
+  fill: Fill,
+  canary: number,
+  label: string,
+  shared?: boolean,
+): CallInput {
   const value = fill === "binary" ? () => rng.int(2) : () => rng.normal();
   return buildInput(rng, shape, canary, shared ?? rng.random() < 0.5, label, value, value);
 }
@@ -127,6 +134,8 @@ export function structuralProbes(rng: Rng, s: MatmulShape): ProbeSpec[] {
   const normal = () => rng.normal();
   const eye = (r: number, c: number) => (r === c ? 1 : 0);
   const z = () => 0;
+  const diagonal = (r: number, c: number) => (r === c ? rng.normal() : 0);
+  const sparse = () => (rng.random() < 0.9 ? 0 : rng.normal());
   const table = (rows: number, cols: number, f: (r: number, c: number) => number) => {
     const t = Array.from({ length: rows * cols }, (_, x) => f(Math.floor(x / cols), x % cols));
     return (r: number, c: number) => t[r * cols + c]!;
@@ -161,16 +170,19 @@ export function structuralProbes(rng: Rng, s: MatmulShape): ProbeSpec[] {
     { label: "near-identity B (5% off-diagonal)", shape: s, a: table(s.m, s.k, normal), b: near(s.k, s.n, 0.05) },
     { label: "zero rows of A", shape: s, a: zeroRows(s.m, s.k), b: table(s.k, s.n, normal) },
     { label: "zero columns of B", shape: s, a: table(s.m, s.k, normal), b: zeroCols(s.k, s.n) },
-    { label: "sparse A (90% zeros)", shape: s, a: table(s.m, s.k, () => (rng.random() < 0.9 ? 0 : rng.normal())), b: table(s.k, s.n, normal) },
-    { label: "diagonal A", shape: s, a: table(s.m, s.k, (r, c) => (r === c ? rng.normal() : 0)), b: table(s.k, s.n, normal) },
+    { label: "sparse A (90% zeros)", shape: s, a: table(s.m, s.k, sparse), b: table(s.k, s.n, normal) },
+    { label: "diagonal A", shape: s, a: table(s.m, s.k, diagonal), b: table(s.k, s.n, normal) },
   ];
   for (const shape of probeShapes(s)) {
-    probes.push({ label: `shape ${shape.m}x${shape.n}x${shape.k}`, shape, a: table(shape.m, shape.k, normal), b: table(shape.k, shape.n, normal) });
+    const label = `shape ${shape.m}x${shape.n}x${shape.k}`;
+    probes.push({ label, shape, a: table(shape.m, shape.k, normal), b: table(shape.k, shape.n, normal) });
   }
   return probes;
 }
 
 /** The structural probes as call inputs; every other probe uses the shared-buffer layout. */
 export function structuralInputs(rng: Rng, s: MatmulShape, canary: number): CallInput[] {
-  return structuralProbes(rng, s).map((p, i) => buildInput(rng, p.shape, canary, i % 2 === 1, `structural ${p.label}`, p.a, p.b));
+  return structuralProbes(rng, s).map((p, i) =>
+    buildInput(rng, p.shape, canary, i % 2 === 1, `structural ${p.label}`, p.a, p.b),
+  );
 }

@@ -51,7 +51,10 @@ export const kernelOptions = z
     deadBand: z.number().min(0).max(1).default(0.1).describe("speed-ups within [1/(1+b), 1+b] are noise: paid 0"),
     payConfidence: z.number().gt(0.5).lt(1).default(0.95).describe("one-sided confidence of the bootstrap bound"),
     bootstrapResamples: z.number().int().min(100).max(100_000).default(2000).describe("bootstrap resamples (seeded)"),
-    structuralProbes: z.boolean().default(true).describe("probe zero/identity/sparse operands, other shapes, shared buffers"),
+    structuralProbes: z
+      .boolean()
+      .default(true)
+      .describe("probe zero/identity/sparse operands, other shapes, shared buffers"),
     allowWasm: z.boolean().default(false).describe("grant WebAssembly to a JS kernel (wasm-kernel tasks)"),
     language: z.enum(["js", "wat"]).default("js").describe("kernel language: a ```js function, or a ```wat module (wasm-kernel tasks)"),
     seed: z

@@ -106,8 +106,12 @@ export function decideSpeedup(
   seed: number,
 ): Significance {
   const n = c.length;
-  if (n < 2 || b1.length !== n || b2.length !== n) throw new RangeError(`decideSpeedup: need ≥ 2 paired times, got ${n}`);
-  if (!(o.confidence > 0.5 && o.confidence < 1)) throw new RangeError(`confidence must be in (0.5, 1), got ${o.confidence}`);
+  if (n < 2 || b1.length !== n || b2.length !== n) {
+    throw new RangeError(`decideSpeedup: need ≥ 2 paired times, got ${n}`);
+  }
+  if (!(o.confidence > 0.5 && o.confidence < 1)) {
+    throw new RangeError(`confidence must be in (0.5, 1), got ${o.confidence}`);
+  }
   if (!(o.deadBand >= 0)) throw new RangeError(`deadBand must be ≥ 0, got ${o.deadBand}`);
   const pos = (x: number) => Math.max(x, 1); // a time at or under the call overhead counts as 1 ns (flagged elsewhere)
   const r1 = Float64Array.from(c, (ci, i) => pos(b1[i]!) / pos(ci));
