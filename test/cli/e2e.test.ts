@@ -58,9 +58,13 @@ describe("rlvr end to end", () => {
     expect(readFileSync(join(run.root, "plot.svg"), "utf8")).toContain("<polyline");
   });
   it("eval: a run folder's newest checkpoint on the held-out split", async () => {
-    const out = await cli("eval", run.root, "--json", "--examples", "8");
+    // Greedy, on the same 20 held-out questions as the run's own final evaluation: the numbers must agree exactly.
+    const out = await cli("eval", run.root, "--json", "--examples", "20", "--temperature", "0");
     const j = JSON.parse(out.trim().split("\n").pop()!);
-    expect(j["eval/addition/pass@1"]).toBeGreaterThanOrEqual(0);
+    const lines = readFileSync(join(run.root, "eval.jsonl"), "utf8").trim().split("\n");
+    const final = JSON.parse(lines[lines.length - 1]!) as Record<string, number>;
+    expect(final["eval/addition/pass@1"]).toBeGreaterThan(0);
+    expect(j["eval/addition/pass@1"]).toBe(final["eval/addition/pass@1"]);
     expect(j.checkpoint).toContain("step-");
   });
   it("sample: scored completions for task prompts", async () => {
