@@ -107,5 +107,8 @@ describe("worker processes", () => {
     expect(() => new WorkerPool({ size: 1.5 })).toThrow(/size/);
     expect(() => new WorkerPool({ size: 1, rssLimitMb: 0 })).toThrow(/rssLimitMb/);
     expect(await pool.run({ module: "", fn: "", args: null, wallMs: 0 })).toMatchObject({ ok: false, kind: "error" });
+    const uncloneable = { module: "", fn: "", args: { f: () => 1 }, wallMs: 1000 };
+    expect(await pool.run(uncloneable)).toMatchObject({ ok: false, kind: "error", error: /could not be sent/ });
+    expect(await pool.runSandbox(req("return 1;"))).toMatchObject({ ok: true, value: 1 });
   });
 });

@@ -278,7 +278,13 @@ export class WorkerPool {
       // Until the worker reports "started" (process up, module loaded), allow LOAD_MS on top of the job's limit.
       this.arm(slot, p.job.wallMs + LOAD_MS);
       this.watchMemory(slot);
-      slot.proc!.child.send({ id: slot.jobId, module: p.job.module, fn: p.job.fn, args: p.job.args });
+      try {
+        slot.proc!.child.send({ id: slot.jobId, module: p.job.module, fn: p.job.fn, args: p.job.args });
+      } catch (err) {
+        // Arguments the structured clone cannot copy (a function, say): the caller's error, reported as such.
+        this.finish(slot, { ok: false, kind: "error", error: `the job could not be sent: ${(err as Error).message}` });
+        queueMicrotask(() => this.pump()); // the slot is free again
+      }
     }
   }
 
