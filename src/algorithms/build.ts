@@ -3,12 +3,13 @@
  * `build_algorithm`), returning what the training loop calls: reward shaping, advantages (with the reward-term
  * aggregation and KL in the reward), which groups enter the optimizer batch, the policy loss, and how β updates.
  * Where KL goes (loss, reward, or only logged) is decided here, in `klPlan`, and nowhere else; the loop does not
- * branch on the estimator, the KL placement or the controller. Every function it returns is a pure function over numbers, exported from this layer and
- * tested on its own, so the numbers a user checks (for example `policyLoss` against TRL) are the ones that train.
+ * branch on the estimator, the KL placement or the controller. Every function it returns is a pure function over
+ * numbers, exported from this layer and tested on its own, so the numbers a user checks (for example `policyLoss`
+ * against TRL) are the ones that train.
  *
  * Departures: the adaptive controller (verl `AdaptiveKLController`, OpenRLHF) reads the KL of the step's rollouts,
- * the token mean of the configured estimator at lp_old against lp_ref (for KL in the reward, exactly the k1 that
- * was subtracted), for both placements; verl offers it only with KL in the reward.
+ * the token mean at lp_old against lp_ref of what β multiplies (k1 with KL in the reward, exactly what was
+ * subtracted; the loss's estimator otherwise), in both placements; verl offers it only with KL in the reward.
  */
 import { computeAdvantages, type AdvantageResult } from "./advantages.js";
 import type { AdvantageOptions } from "./advantage-options.js";
@@ -71,7 +72,7 @@ export interface Algorithm {
   lossOptions(beta: number): LossOptions;
   /** The policy loss and d loss / d lp_θ of one micro-batch, with the optimizer batch's normaliser (§3.1). */
   loss(input: PolicyLossInput, beta: number, normalizer: { sequences: number; tokens: number }): PolicyLossResult;
-  /** The KL the controller reads: token mean of the estimator at lp_old against lp_ref (undefined: no reference). */
+  /** The KL the controller reads: token mean at lp_old vs lp_ref of what β multiplies (undefined: no reference). */
   observedKl(completions: readonly CompletionNumbers[]): number | undefined;
   /** β for the next step from this step's β, its observed KL and its number of sequences. */
   nextBeta(beta: number, observedKl: number | undefined, sequences: number): number;
@@ -141,6 +142,8 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
   const { overlong, truncated } = config;
   const shaping = { overlong, truncated, maxCompletionTokens: ctx.maxCompletionTokens };
   const maskOf = (c: CompletionNumbers) => c.mask;
+  // The controller reads what β multiplies: k1 when KL is in the reward (§2.4), else the loss's estimator.
+  const controllerEstimator = kl.inReward ? "k1" : config.kl.estimator;
 
   const k1Rows = (c: CompletionNumbers): number[] =>
     c.mask.map((m, t) => (c.refLogp ? m * (c.klMask?.[t] ?? 1) * klTerm(c.oldLogp[t]!, c.refLogp[t]!, "k1").value : 0));
@@ -189,7 +192,7 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
         c.mask.forEach((m, t) => {
           const w = m * (c.klMask?.[t] ?? 1);
           if (w === 0) return;
-          s += w * klTerm(c.oldLogp[t]!, c.refLogp![t]!, config.kl.estimator).value;
+          s += w * klTerm(c.oldLogp[t]!, c.refLogp![t]!, controllerEstimator).value;
           n += w;
         });
       }
