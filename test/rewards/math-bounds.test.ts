@@ -12,8 +12,10 @@ import { rewards } from "../../src/rewards/text-rewards.js";
 const box = (s: string): string => `<think>\nworking\n</think>\nThe final answer is $\\boxed{${s}}$.`;
 const work = (info: Record<string, unknown> | undefined): number => (info?.work as number | undefined) ?? 0;
 
-const DET8 = `\\det\\begin{pmatrix}${Array.from({ length: 8 }, (_, i) =>
-  Array.from({ length: 8 }, (_, j) => `${((i * 7 + j * 13) % 97) + 2}^{${90 + i + j}}`).join("&")).join("\\\\")}\\end{pmatrix}`;
+/** An 8×8 matrix of 700-bit powers (`b^{e}` with b < 100, e ≈ 100). */
+const entry = (i: number, j: number): string => `${((i * 7 + j * 13) % 97) + 2}^{${90 + i + j}}`;
+const rows8 = Array.from({ length: 8 }, (_, i) => Array.from({ length: 8 }, (_, j) => entry(i, j)).join("&"));
+const DET8 = `\\det\\begin{pmatrix}${rows8.join("\\\\")}\\end{pmatrix}`;
 
 // [prediction, rule that must decide, most work units it may take, quirk]
 const HOSTILE: [string, string, number, string][] = [
@@ -31,9 +33,15 @@ const HOSTILE: [string, string, number, string][] = [
   ["(2^{10000})^{10000}", "non-finite", 5_000, "power of a power past the digit budget"],
   ["2^{10000}\\cdot 2^{10000}\\cdot 2^{10000}", "non-finite", 5_000, "products past the digit budget"],
   ["1000!", "exact", 2_000_000, "the largest exact factorial, inside the budget"],
-  ["\\binom{99999}{2000}\\binom{99999}{1999}\\binom{99998}{2000}\\binom{99997}{2000}", "work-limit", Infinity, "four big exact binomials"],
+  [
+    "\\binom{99999}{2000}\\binom{99999}{1999}\\binom{99998}{2000}\\binom{99997}{2000}", "work-limit", Infinity,
+    "four big exact binomials",
+  ],
   [DET8, "work-limit", Infinity, "8×8 determinant of 700-bit entries"],
-  ["\\int_0^1\\int_0^1\\int_0^1\\int_0^1 \\sin(x y z w)\\, dx\\, dy\\, dz\\, dw", "work-limit", Infinity, "nested quadrature"],
+  [
+    "\\int_0^1\\int_0^1\\int_0^1\\int_0^1 \\sin(x y z w)\\, dx\\, dy\\, dz\\, dw", "work-limit", Infinity,
+    "nested quadrature",
+  ],
   ["\\int_0^1 \\sin(1/x)\\, dx", "non-finite", 2_000_000, "quadrature that does not converge: panel cap"],
   ["\\lim_{x\\to 0}\\lim_{y\\to 0} \\frac{\\sin(x+y)}{x+y}", "non-finite", 2_000_000, "nested limits: too noisy, NaN"],
 ];
@@ -69,7 +77,8 @@ describe("hostile evaluations end with a defined rule after bounded work (no tim
   });
 
   it("random power towers, factorials and binomials of big literals stay within the budget (fast-check)", () => {
-    const big = fc.oneof(fc.integer({ min: 2, max: 999 }).map(String), fc.integer({ min: 2, max: 400 }).map((e) => `10^{${e}}`));
+    const literal = fc.integer({ min: 2, max: 999 }).map(String);
+    const big = fc.oneof(literal, fc.integer({ min: 2, max: 400 }).map((e) => `10^{${e}}`));
     const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
       e: fc.oneof(
         { depthSize: "small", withCrossShrink: true },
@@ -124,9 +133,11 @@ describe("percent signs (D-M5 as amended by issue 11)", () => {
 
 describe("relations in a box (fast-check)", () => {
   it("for a ≠ b, a relation between constants or a false chain never scores against gold b", () => {
-    fc.assert(fc.property(fc.integer({ min: -10_000, max: 10_000 }), fc.integer({ min: -10_000, max: 10_000 }), (a, b) => {
+    const int = fc.integer({ min: -10_000, max: 10_000 });
+    fc.assert(fc.property(int, int, (a, b) => {
       fc.pre(a !== b);
-      for (const pred of [`${a} = ${b}`, `x = ${a} = ${b}`, `${a} + ${b - a} = ${b}`, `${b} = ${b}`, `0x + ${a} = ${b}`]) {
+      const preds = [`${a} = ${b}`, `x = ${a} = ${b}`, `${a} + ${b - a} = ${b}`, `${b} = ${b}`, `0x + ${a} = ${b}`];
+      for (const pred of preds) {
         expect(checkMath(String(b), box(pred)).correct, pred).toBe(false);
       }
       expect(checkMath(String(b), box(`x = ${b}`)).correct).toBe(true);

@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest";
 import { checkMath } from "../../src/rewards/math/index.js";
 
 const box = (s: string): string => `<think>\nworking\n</think>\nSo the answer is $\\boxed{${s}}$.`;
-const lenient = (gold: string, completion: string): boolean | null => checkMath(gold, completion, { mode: "lenient" }).correct;
+const lenient = (gold: string, completion: string): boolean | null =>
+  checkMath(gold, completion, { mode: "lenient" }).correct;
+const M22 = "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}";
+const V2 = "\\begin{pmatrix}1\\\\2\\end{pmatrix}";
 
 /** [gold, prediction (boxed), expected, quirk]. */
 type Row = [string, string, boolean, string];
@@ -39,13 +42,13 @@ table("hole 1: a boxed relation is paid only as a claim about an unknown", [
 ]);
 
 table("matrices: environment and spacing", [
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}", true, "spaces around \\\\"],
+  [M22, "\\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}", true, "spaces around \\\\"],
   ["\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\begin{bmatrix} 1 \\\\ 2 \\end{bmatrix}", true, "column vector, spaced"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{bmatrix}1&2\\\\3&4\\\\\\end{bmatrix}", true, "trailing row break"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{pmatrix}1&2\\\\[2pt]3&4\\end{pmatrix}", true, "row spacing argument"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin {bmatrix}1&2\\\\3&4\\end {bmatrix}", true, "space before the name"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\left[\\begin{array}{cc}1&2\\\\3&4\\end{array}\\right]", true, "array"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{bmatrix} 1 & 3 \\\\ 2 & 4 \\end{bmatrix}", false, "transposed"],
+  [M22, "\\begin{bmatrix}1&2\\\\3&4\\\\\\end{bmatrix}", true, "trailing row break"],
+  [M22, "\\begin{pmatrix}1&2\\\\[2pt]3&4\\end{pmatrix}", true, "row spacing argument"],
+  [M22, "\\begin {bmatrix}1&2\\\\3&4\\end {bmatrix}", true, "space before the name"],
+  [M22, "\\left[\\begin{array}{cc}1&2\\\\3&4\\end{array}\\right]", true, "array"],
+  [M22, "\\begin{bmatrix} 1 & 3 \\\\ 2 & 4 \\end{bmatrix}", false, "transposed"],
   ["\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\begin{bmatrix} 1 & 2 \\end{bmatrix}", false, "row against column"],
 ]);
 
@@ -184,7 +187,7 @@ describe("boxes with JSON-doubled backslashes", () => {
     ["\\frac{1}{2}", "so \\boxed{\\\\frac{1}{2}}", true, "doubled command in a single box"],
     ["\\sqrt{2}", "\\\\boxed{\\\\sqrt{2}}", true, "\\\\sqrt"],
     ["2\\pi", "\\\\boxed{2\\\\pi}", true, "\\\\pi"],
-    ["\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\\\boxed{\\\\begin{pmatrix}1\\\\\\\\2\\\\end{pmatrix}}", true, "rows as \\\\\\\\"],
+    [V2, "\\\\boxed{\\\\begin{pmatrix}1\\\\\\\\2\\\\end{pmatrix}}", true, "rows as \\\\\\\\"],
     ["\\frac{1}{2}", "\\\\boxed{\\\\frac{1}{3}}", false, "a wrong value"],
     ["\\frac{1}{2}", "\\boxed{\\\\frac{1}{2}\\sqrt{1}}", false, "mixed escaping is not halved"],
   ] as Row[])("gold %s in %j → %s (%s)", (gold, text, expected) => {

@@ -113,7 +113,12 @@ const unambiguousInterval = (n: MathNode): boolean =>
   n.k === "union" || (n.k === "tuple" && n.items.length === 2 && (n.open !== "(" || n.close !== ")" || n.items.some(isInfinite)));
 
 /** Compares two answers, gold first, within one work budget (a fresh meter unless one is given). */
-export function compareAnswers(gold: ParsedAnswer, pred: ParsedAnswer, opts: CompareOptions, w = new Work()): CompareResult {
+export function compareAnswers(
+  gold: ParsedAnswer,
+  pred: ParsedAnswer,
+  opts: CompareOptions,
+  w = new Work(),
+): CompareResult {
   if (gold.unit && pred.unit && gold.unit !== pred.unit) return { equal: false, rule: "unit-mismatch", work: w.used };
   const c = new Comparator(opts, w);
   try {
@@ -121,7 +126,8 @@ export function compareAnswers(gold: ParsedAnswer, pred: ParsedAnswer, opts: Com
     return { equal, rule: c.rule, work: w.used };
   } catch (err) {
     if (err instanceof WorkLimitExceeded) return { equal: false, rule: "work-limit", work: w.used };
-    if (err instanceof MathParseFail || err instanceof RangeError) return { equal: false, rule: "evaluation-error", work: w.used };
+    const failed = err instanceof MathParseFail || err instanceof RangeError;
+    if (failed) return { equal: false, rule: "evaluation-error", work: w.used };
     throw err;
   }
 }
@@ -338,7 +344,8 @@ class Comparator {
       const bothInf = Math.abs(gf) === Infinity && gf === pf && isInfinite(g) && isInfinite(p);
       return this.decide("non-finite", bothInf);
     }
-    if (!dec) return this.decide("numeric", close(gf, pf, isApproximate(g) || isApproximate(p) ? APPROX_TOLERANCE : 1e-12));
+    const tol = isApproximate(g) || isApproximate(p) ? APPROX_TOLERANCE : 1e-12;
+    if (!dec) return this.decide("numeric", close(gf, pf, tol));
     if (gf !== 0 && Math.abs(gf) < 1e-4) return this.decide("significant-figures", Number(gf.toPrecision(6)) === Number(pf.toPrecision(6)));
     const places = this.opts.floatRounding;
     if (ge && pe) return this.decide("rounding", rroundScaled(ge, places) === rroundScaled(pe, places));

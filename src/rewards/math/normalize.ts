@@ -84,9 +84,12 @@ export interface NormalizedAnswer {
   unit?: string;
 }
 
+/** `\\text{ cm}^2`, `\\mbox{meters}`, `\\mathrm{kg}` at the end of an answer. */
+const UNIT_WRAP = /\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{\s*([a-zA-Z$ /.]{1,24}?)\s*\}(\^\{?[23]\}?)?\s*$/;
+
 function stripUnitAtEnd(s: string): { s: string; unit?: string } {
   // \text{ cm}^2, \mbox{meters}, \mathrm{kg} at the end.
-  const wrapped = /\\(?:text|mbox|mathrm|textrm|operatorname)\s*\{\s*([a-zA-Z$ /.]{1,24}?)\s*\}(\^\{?[23]\}?)?\s*$/.exec(s);
+  const wrapped = UNIT_WRAP.exec(s);
   if (wrapped && wrapped.index > 0) {
     const word = (wrapped[1]!.toLowerCase() + (wrapped[2] ? `^${wrapped[2].replace(/[\^{}]/g, "")}` : "")).trim();
     const unit = UNIT_WORDS[word] ?? UNIT_WORDS[wrapped[1]!.toLowerCase().trim()];
@@ -127,17 +130,22 @@ function undoubleBackslashes(s: string): string {
   return s.replace(/\\+/g, (r) => r.slice(r.length / 2));
 }
 
+const SPACING = /\\\\(?:\[[^\]\\]{0,12}\])?|\\[,;: !]|~/g;
+/** "percent", "per cent" or `\\text{percent}` / `\\text{\\%}` at the end: a percent sign. */
+const PERCENT_WORD = /\s*(?:\b(?:percent|per cent)|\\(?:text|mbox|mathrm)\s*\{\s*(?:percent|per cent|\\?%)\s*\})\s*$/i;
+
 /** Applies the spec's normalisation to an extracted answer (before parsing). */
 export function normalizeAnswer(raw: string): NormalizedAnswer {
   let s = undoubleBackslashes(raw).replace(UNICODE_RE, (c) => UNICODE[c] ?? c);
   s = s.replace(/\u221a/g, "\\sqrt ");
-  // `\\` (a matrix row, with an optional spacing argument `\\[2pt]`) is kept; `\!` goes; `\,` `\;` `\:` `\ ` `~` are spaces.
-  s = s.replace(/\\\\(?:\[[^\]\\]{0,12}\])?|\\[,;: !]|~/g, (m) => (m.startsWith("\\\\") ? "\\\\" : m === "\\!" ? "" : " "));
+  // `\\` (a matrix row, with an optional spacing argument `\\[2pt]`) is kept; `\!` goes;
+  // `\,` `\;` `\:` `\ ` `~` are spaces.
+  s = s.replace(SPACING, (m) => (m.startsWith("\\\\") ? "\\\\" : m === "\\!" ? "" : " "));
   s = s.replace(/\\(?:dfrac|tfrac|cfrac)/g, "\\frac").replace(/\\(begin|end) {1,8}\{/g, "\\$1{");
   s = s.replace(/\\(?:left|right)\s*([.])?/g, "").replace(/\\(?:displaystyle|textstyle|!)/g, "");
   s = s.replace(/(\d)\{,\}(?=\d{3})/g, "$1");
   if (s.includes("\\overline")) s = s.replace(/(\d{0,30})\.(\d{0,30})\\overline\{(\d{1,12})\}/g, repeatingDecimal);
-  s = s.replace(/\*\*/g, "^").replace(/\s*(?:\b(?:percent|per cent)|\\(?:text|mbox|mathrm)\s*\{\s*(?:percent|per cent|\\?%)\s*\})\s*$/i, "%").trim();
+  s = s.replace(/\*\*/g, "^").replace(PERCENT_WORD, "%").trim();
   // Outer $ ... $ and trailing sentence punctuation.
   while (s.length > 1 && s.startsWith("$") && s.endsWith("$")) s = s.slice(1, -1).trim();
   s = s.replace(/[.\s]+$/, "");

@@ -80,8 +80,10 @@ const WGK = [
   0.140653259715525918745189590510238, 0.16900472663926790282658342659855, 0.190350578064785409913256402421014,
   0.204432940075298892414161999234649, 0.209482141084727828012999174891714,
 ];
-const WG = [0.129484966168869693270611432679082, 0.27970539148927666790146777142378, 0.381830050505118944950369775488975,
-  0.417959183673469387755102040816327];
+const WG = [
+  0.129484966168869693270611432679082, 0.27970539148927666790146777142378, 0.381830050505118944950369775488975,
+  0.417959183673469387755102040816327,
+];
 
 interface Panel {
   a: number;
@@ -144,7 +146,8 @@ export function integrate(f: (x: number) => number, lo: number, hi: number, w: W
 
 /** One-sided limit of f(a + s·h) (or f(s/h) for an infinite a) as h → 0+, by Neville extrapolation; NaN if unsure. */
 function oneSided(f: (x: number) => number, a: number, s: 1 | -1, w: Work): number {
-  const at = (h: number): number => (Number.isFinite(a) ? f(a + s * h * Math.max(1, Math.abs(a))) : f(Math.sign(a) / h));
+  const scale = Math.max(1, Math.abs(a));
+  const at = (h: number): number => (Number.isFinite(a) ? f(a + s * h * scale) : f(Math.sign(a) / h));
   const hs: number[] = [];
   const table: number[] = [];
   let best = NaN;
@@ -158,7 +161,9 @@ function oneSided(f: (x: number) => number, a: number, s: 1 | -1, w: Work): numb
     hs.push(h);
     table.push(v);
     // Neville: table[j] becomes the value at h = 0 of the polynomial through points j..k.
-    for (let j = k - 1; j >= 0; j--) table[j] = table[j + 1]! + ((table[j + 1]! - table[j]!) * hs[k]!) / (hs[j]! - hs[k]!);
+    for (let j = k - 1; j >= 0; j--) {
+      table[j] = table[j + 1]! + ((table[j + 1]! - table[j]!) * hs[k]!) / (hs[j]! - hs[k]!);
+    }
     const est = table[0]!;
     if (k > 0) {
       const e = Math.abs(est - prev);

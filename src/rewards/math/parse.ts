@@ -2,13 +2,11 @@
  * Recursive-descent parser for maths answers written in LaTeX or plain text (one grammar for both; tokens from
  * tokenize.ts). It reads a literal grammar only (G4): numbers, symbols, + - * / ^, implicit products, \frac, \sqrt,
  * \binom, functions, |x|, floor/ceil, factorial, percent, ±, sets, tuples and intervals, unions, relation chains and
- * matrices. Work is bounded: at most MAX_NODES nodes and MAX_DEPTH nesting; anything over is "unparseable".
- * Text/choice detection happens before (normalize.ts). Issue 11 adds TeX's `{a \over b}`, definite integrals
- * `\int_a^b f\,dx` (the integrand runs to its differential), limits `\lim_{x\to a^\pm} f`, `\det`, `vmatrix` and
- * `|M|` of a matrix as determinants.
+ * matrices; `{a \over b}`, `\int_a^b f\,dx`, `\lim_{x\to a^\pm} f`, `\det`/`vmatrix`/`|M|`. At most MAX_NODES nodes
+ * and MAX_DEPTH nesting (more is "unparseable"). Text/choice detection happens before (normalize.ts).
  */
 import { MathParseFail, type MathNode, rat } from "./ast.js";
-import { numberToken, tokenize, type Tok } from "./tokenize.js";
+import { differentialAt, numberToken, takeLimitSubscript, tokenize, type Tok } from "./tokenize.js";
 
 const MAX_NODES = 5_000;
 const MAX_DEPTH = 120;
@@ -63,73 +61,31 @@ class Parser {
     return this.node({ k: "div", a, b: this.parseRel() });
   }
 
-  /** Token count of a differential at the cursor: `d x` (2), `{ d } x` (4); 0 when there is none. */
-  private differential(): number {
-    const t = this.toks;
-    const i = this.i;
-    const isD = (k: number): boolean => t[k]?.t === "id" && (t[k] as { v: string }).v === "d";
-    if (isD(i) && t[i + 1]?.t === "id") return 2;
-    if (t[i]?.t === "open" && isD(i + 1) && t[i + 2]?.t === "close" && t[i + 3]?.t === "id") return 4;
-    return 0;
-  }
-
-  /** `\int_lo^hi body dx` (the cursor is after `\int`); both limits are required. */
+  /** `\int_lo^hi body dx` (the cursor is after `\int`); both limits are required, in either order. */
   private parseIntegral(): MathNode {
-    let lo: MathNode | null = null;
-    let hi: MathNode | null = null;
-    for (let k = 0; k < 2; k++) {
-      if (this.isOp("_") && !lo) {
-        this.i++;
-        lo = this.parseArg();
-      } else if (this.isOp("^") && !hi) {
-        this.i++;
-        hi = this.parseArg();
-      }
+    const lim: Record<string, MathNode> = {};
+    for (let t = this.peek(); t?.t === "op" && (t.v === "_" || t.v === "^") && !lim[t.v]; t = this.peek()) {
+      this.i++;
+      lim[t.v] = this.parseArg();
     }
-    if (!lo || !hi) throw new MathParseFail("an integral needs both limits");
+    if (!lim["_"] || !lim["^"]) throw new MathParseFail("an integral needs both limits");
     this.inIntegrand++;
-    let body: MathNode;
-    try {
-      body = this.differential() ? this.node({ k: "num", v: rat(1n), dec: false }) : this.parseAdd();
-    } finally {
-      this.inIntegrand--;
-    }
-    const n = this.differential();
+    const body = differentialAt(this.toks, this.i) ? this.node({ k: "num", v: rat(1n), dec: false }) : this.parseAdd();
+    this.inIntegrand--; // a parse failure abandons the whole parser, so no finally is needed
+    const n = differentialAt(this.toks, this.i);
     if (!n) throw new MathParseFail("an integral needs its differential");
     const v = (this.toks[this.i + n - 1] as { v: string }).v;
     this.i += n;
-    return this.node({ k: "int", v, body, lo, hi });
+    return this.node({ k: "int", v, body, lo: lim["_"], hi: lim["^"] });
   }
 
   /** `\lim_{x \to a} body`, with `a^+` / `a^-` for one side (the cursor is after `\lim`). */
   private parseLimit(): MathNode {
-    const t = this.toks;
-    if (!this.isOp("_") || !(t[this.i + 1]?.t === "open" && t[this.i + 1]!.v === "{")) {
-      throw new MathParseFail("a limit needs _{x \\to a}");
-    }
-    const v = t[this.i + 2];
-    if (v?.t !== "id" || !(t[this.i + 3]?.t === "op" && t[this.i + 3]!.v === ",")) throw new MathParseFail("bad limit");
-    this.i += 4;
-    // Find the closing brace of the subscript, and a trailing ^+ / ^- / ^{+} / ^{-} before it.
-    let j = this.i;
-    for (let depth = 0; j < t.length; j++) {
-      if (t[j]!.t === "open") depth++;
-      else if (t[j]!.t === "close" && depth-- === 0) break;
-    }
-    if (j >= t.length) throw new MathParseFail("unclosed limit subscript");
-    let side: "" | "+" | "-" = "";
-    const sign = (k: number): string | null => (t[k]?.t === "op" && (t[k]!.v === "+" || t[k]!.v === "-") ? t[k]!.v : null);
-    const caret = (k: number): boolean => t[k]?.t === "op" && t[k]!.v === "^";
-    if (caret(j - 2) && sign(j - 1)) {
-      side = sign(j - 1) as "+" | "-";
-      t.splice(j - 2, 2);
-    } else if (caret(j - 4) && t[j - 3]?.v === "{" && sign(j - 2) && t[j - 1]?.v === "}") {
-      side = sign(j - 2) as "+" | "-";
-      t.splice(j - 4, 4);
-    }
+    const { v, side, next } = takeLimitSubscript(this.toks, this.i);
+    this.i = next;
     const to = this.parseAdd();
     this.expectClose("}");
-    return this.node({ k: "lim", v: v.v, to, side, body: this.parseMul(false) });
+    return this.node({ k: "lim", v, to, side, body: this.parseMul(false) });
   }
 
   private parseRel(): MathNode {
@@ -185,7 +141,7 @@ class Parser {
       } else if (this.isOp("choose")) {
         this.i++;
         a = this.node({ k: "fn", name: "binom", args: [a, this.parsePower()] });
-      } else if (this.startsPrimary(this.peek()) && !(this.inIntegrand && this.differential())) {
+      } else if (this.startsPrimary(this.peek()) && !(this.inIntegrand && differentialAt(this.toks, this.i))) {
         a = this.mul(a, this.parsePower());
       } else return a;
     }
@@ -425,7 +381,8 @@ class Parser {
     if (t?.t === "open" && t.v === "(") arg = this.parsePower();
     else {
       arg = this.parsePower();
-      const more = (): boolean => (this.peek()?.t === "num" || this.peek()?.t === "id") && !(this.inIntegrand && this.differential());
+      const atDx = (): boolean => this.inIntegrand > 0 && differentialAt(this.toks, this.i) > 0;
+      const more = (): boolean => (this.peek()?.t === "num" || this.peek()?.t === "id") && !atDx();
       while (more()) arg = this.mul(arg, this.parsePower());
     }
     // \sin^{-1} x is arcsin x; \sin^2 x is (sin x)^2.

@@ -191,3 +191,40 @@ export function tokenize(s: string, decimalComma = false): Tok[] {
   return out;
 }
 
+
+/** Token count of an integral's differential at index i: `d x` (2) or `{ d } x` (4); 0 when there is none. */
+export function differentialAt(t: Tok[], i: number): number {
+  const isD = (k: number): boolean => t[k]?.t === "id" && t[k]!.v === "d";
+  if (isD(i) && t[i + 1]?.t === "id") return 2;
+  if (t[i]?.t === "open" && isD(i + 1) && t[i + 2]?.t === "close" && t[i + 3]?.t === "id") return 4;
+  return 0;
+}
+
+/**
+ * Reads `_ { x \to` of a limit at index i and removes a one-sided mark (`^+`, `^-`, `^{+}`, `^{-}`) just before the
+ * subscript's closing brace, so the parser reads the target as an ordinary expression. Returns the bound variable,
+ * the side, and the index of the target's first token. Throws MathParseFail on any other shape.
+ */
+export function takeLimitSubscript(t: Tok[], i: number): { v: string; side: "" | "+" | "-"; next: number } {
+  const v = t[i + 2];
+  const isOp = (k: number, s: string): boolean => t[k]?.t === "op" && t[k]!.v === s;
+  if (!isOp(i, "_") || !(t[i + 1]?.t === "open" && t[i + 1]!.v === "{") || v?.t !== "id" || !isOp(i + 3, ",")) {
+    throw new MathParseFail("a limit needs _{x \\to a}");
+  }
+  let j = i + 4;
+  for (let depth = 0; j < t.length; j++) {
+    if (t[j]!.t === "open") depth++;
+    else if (t[j]!.t === "close" && depth-- === 0) break;
+  }
+  if (j >= t.length) throw new MathParseFail("unclosed limit subscript");
+  const sign = (k: number): "+" | "-" | null => (isOp(k, "+") ? "+" : isOp(k, "-") ? "-" : null);
+  let side: "" | "+" | "-" = "";
+  if (isOp(j - 2, "^") && sign(j - 1)) {
+    side = sign(j - 1)!;
+    t.splice(j - 2, 2);
+  } else if (isOp(j - 4, "^") && t[j - 3]?.v === "{" && sign(j - 2) && t[j - 1]?.v === "}") {
+    side = sign(j - 2)!;
+    t.splice(j - 4, 4);
+  }
+  return { v: v.v, side, next: i + 4 };
+}
