@@ -8,7 +8,7 @@
  */
 import type { Aggregation, ClipOptions, KlEstimator } from "./loss-options.js";
 import { ADVANTAGE_DEFAULTS } from "./advantage-options.js";
-import { PPO_CLIP_DEFAULTS } from "./schema.js";
+import { ALGORITHM_DEFAULTS, PPO_CLIP_DEFAULTS } from "./schema.js";
 
 /** The `algorithm` fields a preset sets, in the recipe's shape. */
 export interface AlgorithmPresetFields {
@@ -62,7 +62,13 @@ export const aggregate = (aggregation: Aggregation) => ({ aggregation, entropyCo
 /** The presets of spec §10 that the built-in trainer runs. */
 export const PRESETS = {
   grpo: {
-    algorithm: { advantage: zScoreAdvantage, policy: noClip, kl: klK3(0.04), loss: aggregate("seqMeanTokenMean") },
+    // The spec's defaults are this preset (a bare config is grpo): its β and aggregation are read from the schema.
+    algorithm: {
+      advantage: zScoreAdvantage,
+      policy: noClip,
+      kl: klK3(ALGORITHM_DEFAULTS.kl.beta),
+      loss: aggregate(ALGORITHM_DEFAULTS.loss.aggregation),
+    },
     groupSize: 8,
     source: "concept card sketch; arXiv 2503.01785 §3.1 eq. 4; arXiv 2504.06958 §3.1; GRPO arXiv 2402.03300 §4.1",
   },

@@ -4,6 +4,7 @@
  * groups are informative, which to keep in generation order, and whether to generate another batch.
  */
 import { ZERO_STD } from "./advantages.js";
+import { ALGORITHM_DEFAULTS } from "./schema.js";
 
 /** A group is informative when it has at least two scored members with non-zero spread. */
 export function isInformative(group: readonly (number | null)[]): boolean {
@@ -32,7 +33,12 @@ export type ResampleDecision = "train" | "generateMore" | "exhausted" | "skipSte
  * "generateMore" below `maxGenBatches`, else "exhausted" (train on what was collected, log dynamic/exhausted = 1)
  * or "skipStep" when nothing informative was collected.
  */
-export function resampleDecision(informative: number, want: number, batches: number, maxGenBatches = 10): ResampleDecision {
+export function resampleDecision(
+  informative: number,
+  want: number,
+  batches: number,
+  maxGenBatches = ALGORITHM_DEFAULTS.zeroStd.maxGenBatches,
+): ResampleDecision {
   if (informative >= want) return "train";
   if (batches < maxGenBatches) return "generateMore";
   return informative > 0 ? "exhausted" : "skipStep";

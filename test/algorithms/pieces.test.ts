@@ -27,6 +27,7 @@ describe("presets (§10)", () => {
     const g = PRESETS.grpo.algorithm;
     expect(g).toMatchObject({ advantage: { type: "zScore", std: "sample", eps: 1e-4 }, policy: { clip: { type: "none" } }, kl: { beta: 0.04, estimator: "k3", placement: "loss" }, loss: { aggregation: "seqMeanTokenMean", entropyCoef: 0 } });
     expect(PRESETS.grpo.groupSize).toBe(8);
+    expect(AlgorithmSchema.parse(g)).toEqual(AlgorithmSchema.parse({})); // a bare config is grpo
   });
   it("option helpers turn presets into function options", () => {
     expect(lossOptionsOf(PRESETS.reinforcePlusPlus.algorithm).beta).toBe(0); // KL goes to the reward
