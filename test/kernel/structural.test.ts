@@ -6,11 +6,12 @@
  * probes are what catch them. Two more assume a buffer layout and are caught by the shared-buffer probes (and by the
  * timed calls, whose layout is drawn per call).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NAIVE_MATMUL } from "../../src/rewards/kernel/baselines.js";
 import { evaluateKernel } from "../../src/rewards/kernel/harness.js";
 import { v8Backend } from "../../src/rewards/kernel/js-backend.js";
-import { probeShapes, structuralProbes } from "../../src/rewards/kernel/probes.js";
+import { buildInput, probeShapes, sizes, structuralProbes, view } from "../../src/rewards/kernel/probes.js";
 import { PROFILES, type KernelEvaluation } from "../../src/rewards/kernel/types.js";
 import { Rng } from "../../src/util/rng.js";
 
@@ -149,5 +150,33 @@ describe("structural probes", () => {
     const values = (seed: number) => structuralProbes(new Rng(seed), SHAPE).map((p) => [p.label, p.a(1, 2), p.b(2, 1)]);
     expect(values(5)).toEqual(values(5));
     expect(values(5)).not.toEqual(values(6));
+  });
+
+  it("place A, B and C as disjoint views with canaries around each, in either layout (property)", () => {
+    const dim = fc.integer({ min: 1, max: 9 });
+    const canaries = fc.integer({ min: 1, max: 16 });
+    const aOf = (i: number, p: number) => i * 100 + p;
+    const bOf = (p: number, j: number) => -(p * 100 + j);
+    fc.assert(
+      fc.property(dim, dim, dim, fc.boolean(), canaries, fc.nat(), (m, n, k, shared, canary, seed) => {
+        const shape = { m, n, k };
+        const input = buildInput(new Rng(seed), shape, canary, shared, "p", aOf, bOf);
+        expect(input.buffers).toHaveLength(shared ? 1 : 3);
+        const spans = (["a", "b", "c"] as const).map((x) => ({ ...input[x], len: sizes(shape)[x] }));
+        for (const x of spans) {
+          const buf = input.buffers[x.buffer]!;
+          expect(x.offset).toBeGreaterThanOrEqual(canary);
+          expect(x.offset + x.len + canary).toBeLessThanOrEqual(buf.length);
+          for (const y of spans) {
+            if (x === y || x.buffer !== y.buffer) continue;
+            // at least `canary` elements between any two operands in one buffer
+            expect(x.offset + x.len + canary <= y.offset || y.offset + y.len + canary <= x.offset).toBe(true);
+          }
+        }
+        expect(view(input, "a")[(m - 1) * k + (k - 1)]).toBe((m - 1) * 100 + (k - 1));
+        expect(view(input, "b")[(k - 1) * n + (n - 1)]).toBe(-((k - 1) * 100 + (n - 1)));
+      }),
+      { numRuns: 80 },
+    );
   });
 });
