@@ -6,7 +6,8 @@
  * The gain per step of one run is the least-squares slope of its held-out curve (pass@1 at steps 0, k, 2k, ...):
  * it uses every evaluation, so one lucky or unlucky point moves it less than "last minus first" does. Over seeds,
  * PASS means mean(rlvr) + spread ≥ mean(TRL), where the spread is the larger sample standard deviation of the two
- * sides' per-seed slopes (0 with one seed, which then asks for rlvr ≥ TRL outright).
+ * sides' per-seed slopes (0 with one seed, which then asks for rlvr ≥ TRL outright). When TRL's mean slope is not
+ * above 0, TRL learned nothing to compare against and the verdict is INCONCLUSIVE, never PASS.
  */
 import { summarize } from "./harness/index.js";
 
@@ -39,6 +40,8 @@ export function totalGain(curve: readonly CurvePoint[]): number {
 
 /** The verdict of the learning-parity comparison. */
 export interface ParityVerdict {
+  /** PASS: rlvr within the spread of TRL or better; FAIL: below; INCONCLUSIVE: TRL's mean slope ≤ 0. */
+  verdict: "PASS" | "FAIL" | "INCONCLUSIVE";
   pass: boolean;
   rlvr: { mean: number; std: number; min: number; n: number };
   trl: { mean: number; std: number; min: number; n: number };
@@ -48,7 +51,7 @@ export interface ParityVerdict {
   margin: number;
 }
 
-/** PASS when rlvr's mean gain per step is at least TRL's minus the seed spread (see the file comment). */
+/** PASS when rlvr's mean gain per step is at least TRL's minus the seed spread and TRL learned (file comment). */
 export function learningParity(rlvrSlopes: readonly number[], trlSlopes: readonly number[]): ParityVerdict {
   if (rlvrSlopes.length === 0 || rlvrSlopes.length !== trlSlopes.length) {
     throw new Error(`learningParity: need one slope per seed on both sides, got ${rlvrSlopes.length} and ${trlSlopes.length}`);
@@ -58,7 +61,9 @@ export function learningParity(rlvrSlopes: readonly number[], trlSlopes: readonl
   const trl = summarize(trlSlopes);
   const spread = Math.max(rlvr.std, trl.std);
   const margin = rlvr.mean - trl.mean;
-  return { pass: margin >= -spread, rlvr, trl, spread, margin };
+  const pass = margin >= -spread;
+  const verdict = trl.mean <= 0 ? "INCONCLUSIVE" : pass ? "PASS" : "FAIL";
+  return { verdict, pass: verdict === "PASS", rlvr, trl, spread, margin };
 }
 
 /** A curve as text: `0:0.31 10:0.35 ...` (pass@1 to two decimals). */

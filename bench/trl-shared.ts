@@ -11,6 +11,7 @@ import { Rng } from "../src/util/index.js";
 import { parseTransformerConfig } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
 import { loadModel, saveModel } from "../src/models/checkpoint.js";
+import { emit, type Reporter } from "../src/trainer/reporters.js";
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -71,4 +72,44 @@ export function jsonLines(stdout: string, key: string): Record<string, number>[]
       return [];
     }
   });
+}
+
+/**
+ * Steps per second over the steady-state window: from the end of step 1 to the end of the last step, `ends` being
+ * each step's end (seconds, any origin) and `excluded` each step's seconds that do not count (evaluation,
+ * checkpoints); step 1's own exclusions fall before the window. Needs at least two step ends.
+ */
+export function steadyStepsPerSecond(ends: readonly number[], excluded: readonly number[] = []): number {
+  if (ends.length < 2) throw new Error(`steadyStepsPerSecond: need at least 2 step ends, got ${ends.length}`);
+  const left = excluded.slice(1, ends.length).reduce((a, b) => a + b, 0);
+  const seconds = ends[ends.length - 1]! - ends[0]! - left;
+  if (!(seconds > 0)) throw new Error(`steadyStepsPerSecond: the window has ${seconds} s once exclusions are taken out`);
+  return (ends.length - 1) / seconds;
+}
+
+/**
+ * A reporter that records each step's end (seconds since it was made) and passes every event on to `inner`,
+ * leaving the inner reporters' own time (logging) out of the recorded clock.
+ */
+export function stepClock(inner: readonly Reporter[]): { reporter: Reporter; ends: number[] } {
+  const t0 = performance.now();
+  let logging = 0;
+  const ends: number[] = [];
+  const timed = <K extends keyof Reporter>(hook: K) => (...args: Parameters<NonNullable<Reporter[K]>>) => {
+    const t = performance.now();
+    emit(inner, hook, ...args);
+    logging += performance.now() - t;
+  };
+  const onStep = timed("onStep");
+  const reporter: Reporter = {
+    onStart: timed("onStart"),
+    onStep: (step, m) => {
+      ends.push((performance.now() - t0 - logging) / 1000);
+      onStep(step, m);
+    },
+    onEval: timed("onEval"),
+    onCheckpoint: timed("onCheckpoint"),
+    onEnd: timed("onEnd"),
+  };
+  return { reporter, ends };
 }

@@ -1,6 +1,7 @@
 /**
  * bench:trl:learn's comparison logic (bench/trl-learn-gate.ts) and its TRL-side scorer (bench/trl-score-worker.ts):
- * hand-computed slopes, the PASS rule at and around its boundary, and the stop-string cut.
+ * hand-computed slopes, the PASS rule at and around its boundary, and the stop-string cut; and bench:trl's
+ * steady-state window (bench/trl-shared.ts), on made-up clocks (no test here times anything).
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -8,6 +9,7 @@ import { formatCurve, learningParity, slopePerStep, totalGain } from "../../benc
 import { cutAtStop, scoreBatch } from "../../bench/trl-score-worker.js";
 import { getTask } from "../../src/tasks/index.js";
 import type { Example } from "../../src/tasks/types.js";
+import { stepClock, steadyStepsPerSecond } from "../../bench/trl-shared.js";
 
 describe("slopePerStep", () => {
   it("fits a line by least squares (hand-computed)", () => {
@@ -47,6 +49,7 @@ describe("learningParity", () => {
   it("passes when rlvr gains more per step on average", () => {
     const v = learningParity([0.004, 0.006, 0.005], [0.003, 0.004, 0.002]);
     expect(v.pass).toBe(true);
+    expect(v.verdict).toBe("PASS");
     expect(v.margin).toBeCloseTo(0.002, 12);
   });
 
@@ -68,7 +71,15 @@ describe("learningParity", () => {
 
   it("with one seed asks for rlvr >= TRL outright", () => {
     expect(learningParity([0.002], [0.002]).pass).toBe(true);
-    expect(learningParity([0.0019], [0.002]).pass).toBe(false);
+    expect(learningParity([0.0019], [0.002]).verdict).toBe("FAIL");
+  });
+
+  it("is INCONCLUSIVE, never PASS, when TRL did not learn: flat curves on both sides cannot pass", () => {
+    const flat = learningParity([0, 0, 0], [0, 0, 0]);
+    expect(flat.verdict).toBe("INCONCLUSIVE");
+    expect(flat.pass).toBe(false);
+    expect(learningParity([0.01, 0.01], [-0.001, 0.0005]).verdict).toBe("INCONCLUSIVE");
+    expect(learningParity([0.01, 0.01], [0.001, 0.001]).verdict).toBe("PASS");
   });
 
   it("refuses mismatched or non-finite input", () => {
@@ -100,5 +111,29 @@ describe("the TRL side's scorer", () => {
       [`\\boxed{${ex.gold.answer}}`, `\\boxed{${wrong}}`, `\\boxed{${ex.gold.answer}} and more`]);
     expect(out).toEqual([1.2, 0.2, 1.2]);
     await expect(scoreBatch(task, byPrompt, ["nope"], ["x"])).rejects.toThrow(/not a train prompt/);
+  });
+});
+
+describe("bench:trl's steady-state window", () => {
+  it("counts the steps after the first over the time between their ends, less the exclusions", () => {
+    // ends 10, 12, 15, 16: 3 steps in 6 s; step 3 spent 1 s evaluating: 3 / 5. Step 1's exclusion is outside.
+    expect(steadyStepsPerSecond([10, 12, 15, 16])).toBeCloseTo(0.5, 12);
+    expect(steadyStepsPerSecond([10, 12, 15, 16], [9, 0, 1, 0])).toBeCloseTo(0.6, 12);
+  });
+
+  it("refuses a window it cannot measure", () => {
+    expect(() => steadyStepsPerSecond([3])).toThrow(/at least 2/);
+    expect(() => steadyStepsPerSecond([0, 1], [0, 1])).toThrow(/window/);
+  });
+
+  it("records one end per step and passes every event on", () => {
+    const seen: string[] = [];
+    const { reporter, ends } = stepClock([{ onStep: (s) => seen.push(`step ${s}`), onEnd: () => seen.push("end") }]);
+    reporter.onStep!(1, {});
+    reporter.onStep!(2, {});
+    reporter.onEnd!({ step: 2, best: null });
+    expect(seen).toEqual(["step 1", "step 2", "end"]);
+    expect(ends).toHaveLength(2);
+    expect(ends[1]!).toBeGreaterThanOrEqual(ends[0]!);
   });
 });
