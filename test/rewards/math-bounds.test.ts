@@ -47,14 +47,16 @@ const HOSTILE: [string, string, number, string][] = [
 ];
 
 describe("hostile evaluations end with a defined rule after bounded work (no timer)", () => {
+  // `unsimplified: "always"` makes every form evaluate (by default only lenient mode evaluates calculus).
+  const evaluate = { unsimplified: "always" } as const;
   it.each(HOSTILE)("%s → %s within %d units (%s)", (pred, rule, most) => {
-    const r = checkMath("1", box(pred));
+    const r = checkMath("1", box(pred), evaluate);
     expect(r.correct).toBe(false);
     expect(r.info.rule).toBe(rule);
     expect(work(r.info)).toBeLessThanOrEqual(most);
     // Spending is charged before each step, so at most one step is taken past the limit.
     if (rule !== "work-limit") expect(work(r.info)).toBeLessThanOrEqual(MATH_WORK_LIMIT);
-    expect(checkMath("1", box(pred)).info.work).toBe(r.info.work); // deterministic: the same path every time
+    expect(checkMath("1", box(pred), evaluate).info.work).toBe(r.info.work); // deterministic: the same path each time
   });
 
   it("math-answer and cosine-length score every hostile form (0 or a finite cosine), never hang", async () => {

@@ -10,7 +10,9 @@
  */
 import { MathParseFail, type MathNode, req, rroundScaled, rtoNumber, show } from "./ast.js";
 import { NODE_COST, Work, WorkLimitExceeded } from "./budget.js";
-import { APPROX_TOLERANCE, evalExact, evalFloat, freeSymbols, hasDecimal, isApproximate } from "./evaluate.js";
+import {
+  APPROX_TOLERANCE, evalExact, evalFloat, freeSymbols, hasDecimal, isApproximate, needsCalculus,
+} from "./evaluate.js";
 import type { ParsedAnswer } from "./normalize.js";
 import { close, isConstantValued, probeEnvs, probeEqual } from "./probe.js";
 
@@ -20,6 +22,8 @@ export interface CompareOptions {
   floatRounding: number;
   /** When a relation may match an interval or set (D-M7). */
   allowSetRelation: "never" | "unambiguous" | "always";
+  /** Evaluate integrals, limits and determinants, and let an expression in variables equal a constant (issue 11). */
+  unsimplified: boolean;
 }
 
 /** Result of one comparison: whether it passed, the rule that decided, and the work units it spent. */
@@ -319,11 +323,13 @@ class Comparator {
   private value(g: MathNode, p: MathNode): boolean {
     const sg = [...freeSymbols(g)].sort();
     const sp = [...freeSymbols(p)].sort();
+    // A box that restates the problem (an integral, a limit, a determinant) is evaluated only when allowed.
+    if (!this.opts.unsimplified && (needsCalculus(g) || needsCalculus(p))) return this.decide("unsimplified", false);
     const tol = isApproximate(g) || isApproximate(p) ? APPROX_TOLERANCE : 1e-9;
     if (sg.join() !== sp.join()) {
       // An unsimplified constant (`\sin^2 x+\cos^2 x` for 1) is probed, wide points included; two different
       // symbol sets are different answers (`2x` is not `2y`).
-      if (sg.length > 0 && sp.length > 0) return this.decide("symbols", false);
+      if ((sg.length > 0 && sp.length > 0) || !this.opts.unsimplified) return this.decide("symbols", false);
       const r = probeEqual(g, p, sg.length ? sg : sp, this.w, { wide: true, tol });
       return this.decide("probe-constant", r === "equal");
     }

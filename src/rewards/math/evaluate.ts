@@ -94,26 +94,31 @@ export function hasDecimal(node: MathNode): boolean {
   }
 }
 
-/** True when the value comes from quadrature or a limit (compared at APPROX_TOLERANCE, not 1e-12). */
-export function isApproximate(node: MathNode): boolean {
+/** True when some node of the tree passes `test` (numbers, operators and functions are searched; containers are not). */
+function anyNode(node: MathNode, test: (n: MathNode) => boolean): boolean {
+  if (test(node)) return true;
   switch (node.k) {
-    case "int":
-    case "lim":
-      return true;
     case "add":
     case "mul":
     case "fn":
-      return node.args.some(isApproximate);
+      return node.args.some((a) => anyNode(a, test));
     case "neg":
     case "pct":
-      return isApproximate(node.a);
+      return anyNode(node.a, test);
     case "div":
     case "pow":
-      return isApproximate(node.a) || isApproximate(node.b);
+      return anyNode(node.a, test) || anyNode(node.b, test);
     default:
       return false;
   }
 }
+
+/** True when the value comes from quadrature or a limit (compared at APPROX_TOLERANCE, not 1e-12). */
+export const isApproximate = (node: MathNode): boolean => anyNode(node, (n) => n.k === "int" || n.k === "lim");
+
+/** True when the value needs calculus or a determinant: a restated problem unless `unsimplified` allows it. */
+export const needsCalculus = (node: MathNode): boolean =>
+  anyNode(node, (n) => n.k === "int" || n.k === "lim" || (n.k === "fn" && n.name === "det"));
 
 /** Relative tolerance for values computed by quadrature or extrapolation (their own accuracy is 1e-10). */
 export const APPROX_TOLERANCE = 1e-9;

@@ -26,6 +26,10 @@ export const mathOptions = z.object({
   legacySwapArgs: z.boolean().default(false).describe("compare (pred, gold) as Open-RS did (D-M2); only for reproducing it"),
   maxRegionChars: z.number().int().positive().default(20_000).describe("longer answer regions are unparseable (G8)"),
   preset: z.enum(["none", "openRs"]).default("none").describe("openRs: legacySwapArgs, boxed=all, region=all"),
+  unsimplified: z.enum(["lenient", "always", "never"]).default("lenient").describe(
+    "when integrals, limits, determinants and expressions in variables that reduce to a constant are evaluated to " +
+      "match a constant gold: lenient = only in lenient mode (evaluation), so training never pays a restated problem",
+  ),
 });
 /** Parsed maths options. */
 export type MathOptions = z.output<typeof mathOptions>;
@@ -102,7 +106,8 @@ export function checkMath(gold: string, completion: string, options: Partial<Mat
   const o = applyPreset({ ...DEFAULTS, ...options });
   const g = parseGold(gold, o.decimalComma);
   if (!g) return { correct: null, info: { reason: "gold answer cannot be parsed", gold } };
-  const cmp: CompareOptions = { floatRounding: o.floatRounding, allowSetRelation: o.allowSetRelation };
+  const unsimplified = o.unsimplified === "always" || (o.unsimplified === "lenient" && o.mode === "lenient");
+  const cmp: CompareOptions = { floatRounding: o.floatRounding, allowSetRelation: o.allowSetRelation, unsimplified };
   const region = answerRegion(completion, { mode: o.region, requireThink: o.requireThink, maxChars: o.maxRegionChars, ...(prompt ? { prompt } : {}) });
   if (region.text === null) return { correct: false, info: { reason: region.reason, goldParsed: showGold(g) } };
   let ex = extractAnswer(region.text, o.mode, o.decimalComma);
