@@ -4,7 +4,9 @@
  * and the resample decision (§1.7).
  */
 import { describe, expect, it } from "vitest";
-import { AlgorithmSchema, adaptiveBeta, buildAlgorithm, klPlan, type CompletionNumbers } from "../../src/algorithms/index.js";
+import {
+  AlgorithmSchema, adaptiveBeta, buildAlgorithm, klPlan, type CompletionNumbers,
+} from "../../src/algorithms/index.js";
 
 const build = (raw: object, termWeights?: Record<string, number>) =>
   buildAlgorithm(AlgorithmSchema.parse(raw), { maxCompletionTokens: 10, ...(termWeights ? { termWeights } : {}) });
@@ -35,7 +37,9 @@ describe("the β controller", () => {
   });
   it("reads the token mean over m·s of k1 (KL in the reward) or the loss's estimator, at lp_old", () => {
     // Two tokens trained (the third masked, the second outside the section): Δ = lp_ref − lp_old.
-    const c: CompletionNumbers = { reward: 1, terms: {}, mask: [1, 1, 0], oldLogp: [-1, -2, -3], refLogp: [-1.5, -1.8, -9], klMask: [1, 1, 1] };
+    const c: CompletionNumbers = {
+      reward: 1, terms: {}, mask: [1, 1, 0], oldLogp: [-1, -2, -3], refLogp: [-1.5, -1.8, -9], klMask: [1, 1, 1],
+    };
     const k1 = (0.5 + -0.2) / 2; // lp_old − lp_ref
     const k3 = (Math.exp(-0.5) + 0.5 - 1 + Math.exp(0.2) - 0.2 - 1) / 2;
     expect(build({ kl: { placement: "reward", estimator: "k3" } }).observedKl([c])).toBeCloseTo(k1, 12);
@@ -46,14 +50,16 @@ describe("the β controller", () => {
 });
 
 describe("advantages through buildAlgorithm", () => {
-  const c = (reward: number, acc: number, format: number): CompletionNumbers => ({ reward, terms: { acc, format }, mask: [1], oldLogp: [-1] });
+  const c = (reward: number, acc: number, format: number): CompletionNumbers =>
+    ({ reward, terms: { acc, format }, mask: [1], oldLogp: [-1] });
   const group = [c(1.5, 1, 1), c(0.5, 0, 1), c(0, 0, 0), c(1.5, 1, 1)];
   it("sumThenNormalize: the weighted sum's z-score (§11.3)", () => {
     const a = build({}, { acc: 1, format: 0.5 }).advantages([group], 0).advantages[0]!;
     a.forEach((x, i) => expect(x).toBeCloseTo([0.833222, -0.499933, -1.166511, 0.833222][i]!, 6));
   });
-  it("normalizeThenSum: each term z-scored, summed with the task's weights, standardised over the batch (§11.3)", () => {
-    const a = build({ rewardAggregate: "normalizeThenSum" }, { acc: 1, format: 0.5 }).advantages([group], 0).advantages[0]!;
+  it("normalizeThenSum: each term z-scored, summed with the task's weights, batch-standardised (§11.3)", () => {
+    const gdpo = build({ rewardAggregate: "normalizeThenSum" }, { acc: 1, format: 0.5 });
+    const a = gdpo.advantages([group], 0).advantages[0]!;
     a.forEach((x, i) => expect(x).toBeCloseTo([0.825528, -0.455684, -1.195372, 0.825528][i]!, 5));
   });
   it("normalizeThenSum without the task's term weights is an error, not a silent sum", () => {
@@ -64,18 +70,20 @@ describe("advantages through buildAlgorithm", () => {
 describe("reward shaping and resampling", () => {
   it("overlong (L_max 10, bufferFrac 0.2, so L_c 2) and the truncation policies", () => {
     const a = build({ overlong: { enabled: true } });
-    expect([7, 8, 9, 10, 11].map((length) => a.shapeReward({ reward: 1, terms: {}, length, truncated: false }).reward)).toEqual([1, 1, 0.5, 0, 0]);
-    expect(a.shapeReward({ reward: 1, terms: { acc: 1 }, length: 9, truncated: false }).terms).toEqual({ acc: 1, overlong: -0.5 });
+    const at = (length: number, truncated = false) => ({ reward: 1, terms: { acc: 1 }, length, truncated });
+    expect([7, 8, 9, 10, 11].map((length) => a.shapeReward(at(length)).reward)).toEqual([1, 1, 0.5, 0, 0]);
+    expect(a.shapeReward(at(9)).terms).toEqual({ acc: 1, overlong: -0.5 });
     expect(a.shapeReward({ reward: null, terms: {}, length: 11, truncated: true }).reward).toBeNull();
-    expect(build({ truncated: "zeroReward", overlong: { enabled: true } }).shapeReward({ reward: 1, terms: { acc: 1 }, length: 10, truncated: true }))
+    expect(build({ truncated: "zeroReward", overlong: { enabled: true } }).shapeReward(at(10, true)))
       .toEqual({ reward: 0, terms: { acc: 0, overlong: 0 }, maskAll: false });
-    expect(build({ truncated: "mask" }).shapeReward({ reward: 1, terms: {}, length: 10, truncated: true }).maskAll).toBe(true);
-    expect(build({ truncated: "mask" }).shapeReward({ reward: 1, terms: {}, length: 4, truncated: false }).maskAll).toBe(false);
+    expect(build({ truncated: "mask" }).shapeReward(at(10, true)).maskAll).toBe(true);
+    expect(build({ truncated: "mask" }).shapeReward(at(4)).maskAll).toBe(false);
   });
   it("resample asks for batches until `want` informative groups or maxGenBatches; other policies train at once", () => {
     const rewards = [[1, 1], [0, 1], [0, 0]];
     const r = build({ zeroStd: { policy: "resample", maxGenBatches: 3 } });
-    expect([1, 2, 3].map((b) => r.nextGeneration(rewards, 2, b))).toEqual(["generateMore", "generateMore", "exhausted"]);
+    const decisions = [1, 2, 3].map((b) => r.nextGeneration(rewards, 2, b));
+    expect(decisions).toEqual(["generateMore", "generateMore", "exhausted"]);
     expect(r.nextGeneration([[0, 0]], 2, 3)).toBe("skipStep");
     expect(r.nextGeneration([...rewards, [1, 0]], 2, 1)).toBe("train");
     expect(r.selectGroups([...rewards, [1, 0], [0, 1]], 2)).toEqual([1, 3]);

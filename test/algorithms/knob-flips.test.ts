@@ -38,7 +38,9 @@ function probe(raw: unknown): unknown {
   const algo = buildAlgorithm(config, { maxCompletionTokens: 8, termWeights: { acc: 1, fmt: 0.5 } });
   const b = batch();
   const rewards = b.map((g) => g.map((c) => c.reward));
-  const shaped = [3, 7, 8, 9].flatMap((length) => [true, false].map((truncated) => algo.shapeReward({ reward: 1, terms: { acc: 1 }, length, truncated })));
+  const shaped = [3, 7, 8, 9].flatMap((length) =>
+    [true, false].map((truncated) => algo.shapeReward({ reward: 1, terms: { acc: 1 }, length, truncated })),
+  );
   let adv: unknown;
   try {
     const res = algo.advantages(b, 0.1);
@@ -86,7 +88,11 @@ const FLIPS: Flip[] = [
   ["advantage.std", {}, { advantage: { type: "zScore", std: "population" } }],
   ["advantage.eps", {}, { advantage: { type: "zScore", eps: 0.5 } }],
   ["advantage.stdScope", {}, { advantage: { type: "zScore", stdScope: "batch" } }],
-  ["advantage.weighting", { advantage: { type: "batchNorm" } }, { advantage: { type: "batchNorm", weighting: "sequence" } }],
+  [
+    "advantage.weighting",
+    { advantage: { type: "batchNorm" } },
+    { advantage: { type: "batchNorm", weighting: "sequence" } },
+  ],
   [
     "advantage.gamma",
     { advantage: { type: "batchNorm" }, kl: { placement: "reward", estimator: "k1" } },
@@ -121,15 +127,19 @@ const FLIPS: Flip[] = [
 function leafPaths(schema: any, prefix = ""): string[] {
   const def = schema?._zod?.def;
   if (!def) return [prefix];
-  if (["default", "prefault", "optional", "nullable", "pipe"].includes(def.type)) return leafPaths(def.innerType ?? def.in, prefix);
+  const wrappers = ["default", "prefault", "optional", "nullable", "pipe"];
+  if (wrappers.includes(def.type)) return leafPaths(def.innerType ?? def.in, prefix);
   if (def.type === "union") return [...new Set(def.options.flatMap((o: any) => leafPaths(o, prefix)))] as string[];
-  if (def.type === "object") return Object.keys(def.shape).flatMap((k) => leafPaths(def.shape[k], prefix ? `${prefix}.${k}` : k));
+  if (def.type === "object") {
+    return Object.keys(def.shape).flatMap((k) => leafPaths(def.shape[k], prefix ? `${prefix}.${k}` : k));
+  }
   return [prefix];
 }
 
 describe("every algorithm field is read (flip it, the numbers move)", () => {
   it("the flip table covers every leaf field of AlgorithmSchema", () => {
-    const fields = leafPaths(AlgorithmSchema).filter((p) => !p.endsWith(".type") || p === "advantage.type" || p === "policy.clip.type");
+    const discriminator = (p: string) => p.endsWith(".type") && p !== "advantage.type" && p !== "policy.clip.type";
+    const fields = leafPaths(AlgorithmSchema).filter((p) => !discriminator(p));
     expect(new Set([...FLIPS.map(([f]) => f), ...TRAINER_FIELDS])).toEqual(new Set(fields));
   });
   it.each(FLIPS)("%s", (_field, base, flipped) => {

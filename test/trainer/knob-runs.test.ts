@@ -64,10 +64,11 @@ describe("KL fields in a run", () => {
     expect(monitored.map((m) => m["grad/norm"])).toEqual(plain.map((m) => m["grad/norm"]));
     expect(monitored.map((m) => m["loss/total"])).toEqual(plain.map((m) => m["loss/total"]));
   });
-  it.each(["loss", "reward"])("the adaptive controller moves β with KL in the %s; fixed leaves it", async (placement) => {
+  it.each(["loss", "reward"])("the adaptive controller moves β, KL in the %s; fixed leaves it", async (placement) => {
     const kl = { beta: 0.1, placement, estimator: placement === "reward" ? "k1" : "k3", target: 1e-3, horizon: 4 };
-    const fixed = await run(`fixed-${placement}`, { policy: { clip: { type: "ppo" } }, kl });
-    const adaptive = await run(`adaptive-${placement}`, { policy: { clip: { type: "ppo" } }, kl: { ...kl, controller: "adaptive" } });
+    const policy = { clip: { type: "ppo" } };
+    const fixed = await run(`fixed-${placement}`, { policy, kl });
+    const adaptive = await run(`adaptive-${placement}`, { policy, kl: { ...kl, controller: "adaptive" } });
     expect(fixed.map((m) => m["kl/beta"])).toEqual([0.1, 0.1]);
     // Step 1 samples from the reference (KL 0 up to rounding, err −0.2): β ← 0.1·(1 − 0.2·8/4).
     expect(adaptive[0]!["kl/beta"]).toBe(0.1);
@@ -76,7 +77,7 @@ describe("KL fields in a run", () => {
 });
 
 describe("reward and credit fields in a run", () => {
-  it("normalizeThenSum z-scores each task term with its weight (different advantages from the same samples)", async () => {
+  it("normalizeThenSum z-scores each task term with its weight (other advantages, same samples)", async () => {
     const summed = await run("summed", {});
     const gdpo = await run("gdpo", { rewardAggregate: "normalizeThenSum" });
     expect(gdpo[0]!["reward/mean"]).toBe(summed[0]!["reward/mean"]); // step 1: same samples
@@ -102,8 +103,9 @@ describe("kl.sections on rollout records", () => {
     rollouts: texts.map((text, i): Rollout => {
       const ids = tok.encode(text);
       return {
-        id: `1/0/${i}`, task: "t", exampleId: "e", groupId: "1/0", promptIds: [1], completionIds: ids, text, finishReason: "stop",
-        samplerLogprobs: ids.map((_, t) => -1 - 0.1 * t), refLogprobs: ids.map((_, t) => -1.4 + 0.05 * t), lossMask: ids.map(() => 1),
+        id: `1/0/${i}`, task: "t", exampleId: "e", groupId: "1/0", promptIds: [1], completionIds: ids, text,
+        finishReason: "stop", samplerLogprobs: ids.map((_, t) => -1 - 0.1 * t),
+        refLogprobs: ids.map((_, t) => -1.4 + 0.05 * t), lossMask: ids.map(() => 1),
         reward: [1, 0, 1, 0][i]!, terms: {}, advantage: 0, policyVersion: 0,
       };
     }),
@@ -111,7 +113,10 @@ describe("kl.sections on rollout records", () => {
   function flip(sections: string[] | null, placement: "loss" | "reward") {
     const config = resolveConfig({
       model: { type: "checkpoint", path: "/x" }, task: { name: "addition" },
-      algorithm: { advantage: { type: "batchNorm" }, policy: { clip: { type: "ppo" } }, kl: { beta: 0.1, estimator: "k1", placement, sections } },
+      algorithm: {
+        advantage: { type: "batchNorm" }, policy: { clip: { type: "ppo" } },
+        kl: { beta: 0.1, estimator: "k1", placement, sections },
+      },
     });
     const algo = buildAlgorithm(config.algorithm, { maxCompletionTokens: 64 });
     const groups = rollouts();
@@ -120,9 +125,10 @@ describe("kl.sections on rollout records", () => {
     const res = assignAdvantages(groups, algo, 0.1, 1, masks?.masks);
     const p = packRollouts(all, tok.padId);
     const grid = new Float32Array(p.B * p.T);
-    all.forEach((r, b) => r.completionIds.forEach((_, j) => (grid[b * p.T + p.starts[b]! + j] = r.samplerLogprobs[j]! + 0.2)));
+    all.forEach((r, b) => r.samplerLogprobs.forEach((x, j) => (grid[b * p.T + p.starts[b]! + j] = x + 0.2)));
     const logp = tensor(grid, [p.B, p.T], { requiresGrad: true });
-    policySurrogate(algo, logp, p, 0.1, lossNormalizer(all.map((r) => r.lossMask)), masks ? { klMasks: masks.masks } : {}).surrogate.backward();
+    const norm = lossNormalizer(all.map((r) => r.lossMask));
+    policySurrogate(algo, logp, p, 0.1, norm, masks ? { klMasks: masks.masks } : {}).surrogate.backward();
     return {
       tokenAdvantages: all.map((r) => r.tokenAdvantages),
       observedKl: algo.observedKl(all.map((r) => numbersOf(r, masks?.masks))),
