@@ -82,6 +82,8 @@ describe("thousands separators in bare text (lenient C3)", () => {
     ["7425000", "In total 7 425 000", true],
     ["2500", "In total 2 5000", false],
     ["12345", "so 12\u202f345", true],
+    ["100", "in 2024 100", true], // a first group of four digits is a separate number: 100 is the rightmost
+    ["202400", "in 2024 100", false], // … and never joined with the next one
   ] as [string, string, boolean][])("gold %s in %j → %s", (gold, text, expected) => {
     expect(lenient(gold, text)).toBe(expected);
   });

@@ -168,7 +168,7 @@ function envCandidates(s: string): Candidate[] {
 }
 
 /** Digits with thousands separators: a comma, a thin space (`\,`, `\ `, U+2009, U+202F) or one space (`2 500`). */
-const BARE_NUMBER = /-?\d+(?:(?:,|\\,|\\ |[ \u2009\u202f])\d{3}(?!\d))*(?:\.\d+)?(?:\/\d+)?%?/g;
+const BARE_NUMBER = /-?(?:\d{1,3}(?:(?:,|\\,|\\ |[ \u2009\u202f])\d{3}(?!\d))+|\d+)(?:\.\d+)?(?:\/\d+)?%?/g;
 
 /** C3: bare numbers (lenient mode only). */
 function bareCandidates(s: string): Candidate[] {

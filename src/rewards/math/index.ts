@@ -4,3 +4,4 @@ export { parseAnswerString, normalizeAnswer, type ParsedAnswer } from "./normali
 export { compareAnswers, type CompareOptions, type CompareResult } from "./compare.js";
 export { extractAnswer, boxedCandidates, type Candidate, type ExtractMode } from "./extract.js";
 export { show as showMath, type MathNode } from "./ast.js";
+export { MATH_WORK_LIMIT, Work, WorkLimitExceeded } from "./budget.js";
