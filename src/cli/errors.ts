@@ -5,6 +5,9 @@
  */
 import { RlvrError } from "../util/index.js";
 
+/** V8's messages for a buffer or typed array too large to allocate. */
+const ALLOCATION = /Array buffer allocation failed|Invalid typed array length|Array buffer exceeds/i;
+
 /** The one-line message for an error the user can act on, or null for a bug (which keeps its stack). */
 export function userMessage(err: unknown): string | null {
   if (err instanceof RlvrError) return err.message;
@@ -14,17 +17,20 @@ export function userMessage(err: unknown): string | null {
     return `${e.message}${e.path ? "" : ` (${e.syscall})`}`;
   }
   // A typed array or buffer too large to allocate: a recipe or model bigger than the estimate allowed for.
-  if (e instanceof RangeError && /Array buffer allocation failed|Invalid typed array length|Array buffer exceeds/i.test(e.message)) {
-    return `out of memory: ${e.message}; reduce the model or the batch (train.promptsPerStep, train.groupSize, train.microBatchSize)`;
+  if (e instanceof RangeError && ALLOCATION.test(e.message)) {
+    return `out of memory: ${e.message}; reduce the model or the batch `
+      + "(train.promptsPerStep, train.groupSize, train.microBatchSize)";
   }
   return null;
 }
 
 /**
- * Wraps a command action so that errors the user can act on print as one clear message and exit with status 1,
- * without a stack trace; anything else is a bug and keeps its stack.
+ * Wraps a command action so that errors the user can act on print as one clear message and exit with
+ * status 1, without a stack trace; anything else is a bug and keeps its stack.
  */
-export function withErrors<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+export function withErrors<A extends unknown[]>(
+  fn: (...args: A) => Promise<void> | void,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);

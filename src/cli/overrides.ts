@@ -17,19 +17,27 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 export function parseSets(sets: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of sets) {
+    const fail = (what: string): never => {
+      throw new ConfigError(`--set ${JSON.stringify(s)}: ${what}`);
+    };
     const eq = s.indexOf("=");
-    if (eq < 0) throw new ConfigError(`--set ${JSON.stringify(s)}: expected field.path=value, e.g. --set train.steps=20`);
+    if (eq < 0) fail("expected field.path=value, e.g. --set train.steps=20");
     const path = s.slice(0, eq).split(".");
     for (const k of path) {
-      if (FORBIDDEN.has(k)) throw new ConfigError(`--set ${JSON.stringify(s)}: "${k}" is not a recipe field (it would change every object in the process)`);
-      if (!SEGMENT.test(k)) throw new ConfigError(`--set ${JSON.stringify(s)}: field path "${s.slice(0, eq)}" has an empty or invalid segment ${JSON.stringify(k)}; use letters, digits, '_' or '-' between dots`);
+      if (FORBIDDEN.has(k)) fail(`"${k}" is not a recipe field (it would change every object in the process)`);
+      if (!SEGMENT.test(k)) {
+        fail(`field path "${s.slice(0, eq)}" has an empty or invalid segment ${JSON.stringify(k)}; `
+          + "use letters, digits, '_' or '-' between dots");
+      }
     }
-    const value = parseValue(s, s.slice(eq + 1));
+    const value = parseValue(s.slice(eq + 1), fail);
     let cur = out;
     for (const [i, k] of path.slice(0, -1).entries()) {
       const next = Object.hasOwn(cur, k) ? cur[k] : undefined;
       if (next === undefined) defineField(cur, k, {});
-      else if (!isMap(next)) throw new ConfigError(`--set ${JSON.stringify(s)}: ${path.slice(0, i + 1).join(".")} is already set to ${JSON.stringify(next)} by an earlier --set`);
+      else if (!isMap(next)) {
+        fail(`${path.slice(0, i + 1).join(".")} is already set to ${JSON.stringify(next)} by an earlier --set`);
+      }
       cur = cur[k] as Record<string, unknown>;
     }
     defineField(cur, path[path.length - 1]!, value);
@@ -38,18 +46,18 @@ export function parseSets(sets: readonly string[]): Record<string, unknown> {
 }
 
 /** The value part as YAML, refusing prototype keys anywhere inside it. */
-function parseValue(pair: string, text: string): unknown {
+function parseValue(text: string, fail: (what: string) => never): unknown {
   let value: unknown;
   try {
     value = parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`--set ${JSON.stringify(pair)}: the value is not valid YAML: ${(err as Error).message.split("\n")[0]}`, { cause: err });
+    fail(`the value is not valid YAML: ${(err as Error).message.split("\n")[0]}`);
   }
   const walk = (x: unknown): void => {
     if (Array.isArray(x)) x.forEach(walk);
     else if (isMap(x)) {
       for (const k of Reflect.ownKeys(x)) {
-        if (typeof k === "string" && FORBIDDEN.has(k)) throw new ConfigError(`--set ${JSON.stringify(pair)}: the value has a key "${k}", which is not allowed`);
+        if (typeof k === "string" && FORBIDDEN.has(k)) fail(`the value has a key "${k}", which is not allowed`);
         walk((x as Record<string | symbol, unknown>)[k]);
       }
     }

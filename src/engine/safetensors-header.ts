@@ -36,11 +36,15 @@ export interface ParsedHeader {
 
 /** Reads and validates the header of safetensors `bytes`; `source` names the file in errors. */
 export function parseHeader(bytes: Uint8Array, source: string): ParsedHeader {
-  if (bytes.length < 8) throw new CheckpointError(`${source}: file too short (${bytes.length} bytes) to be safetensors`);
+  if (bytes.length < 8) {
+    throw new CheckpointError(`${source}: file too short (${bytes.length} bytes) to be safetensors`);
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n64 = view.getBigUint64(0, true);
   if (n64 > BigInt(Math.min(bytes.length - 8, MAX_HEADER_BYTES))) {
-    throw new CheckpointError(`${source}: header length ${n64} exceeds the file size ${bytes.length} (or the 100 MB header limit)`);
+    throw new CheckpointError(
+      `${source}: header length ${n64} exceeds the file size ${bytes.length} (or the 100 MB header limit)`,
+    );
   }
   const n = Number(n64);
   let header: unknown;
@@ -50,7 +54,8 @@ export function parseHeader(bytes: Uint8Array, source: string): ParsedHeader {
     throw new CheckpointError(`${source}: header is not valid JSON`, { cause: err });
   }
   if (typeof header !== "object" || header === null || Array.isArray(header)) {
-    throw new CheckpointError(`${source}: header is ${header === null ? "null" : Array.isArray(header) ? "an array" : typeof header}, not a JSON object of tensors`);
+    const what = header === null ? "null" : Array.isArray(header) ? "an array" : typeof header;
+    throw new CheckpointError(`${source}: header is ${what}, not a JSON object of tensors`);
   }
   const dataStart = 8 + n;
   const dataLen = bytes.length - dataStart;
@@ -71,13 +76,15 @@ function checkMetadata(value: unknown, source: string): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== "string") throw new CheckpointError(`${source}: __metadata__ field "${k}" is ${JSON.stringify(v)}, not a string`);
+    if (typeof v !== "string") {
+      throw new CheckpointError(`${source}: __metadata__ field "${k}" is ${JSON.stringify(v)}, not a string`);
+    }
     Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-/** One `name: { dtype, shape, data_offsets }` entry, type-checked, with its byte count checked against the shape. */
+/** One `name: { dtype, shape, data_offsets }` entry, type-checked, its byte count checked against its shape. */
 function checkEntry(name: string, value: unknown, source: string): HeaderEntry {
   const where = `${source}: tensor "${name}"`;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -86,7 +93,8 @@ function checkEntry(name: string, value: unknown, source: string): HeaderEntry {
   const e = value as Record<string, unknown>;
   const dtype = e.dtype;
   if (typeof dtype !== "string" || !Object.hasOwn(DTYPE_BYTES, dtype)) {
-    throw new CheckpointError(`${where} has dtype ${typeof dtype === "string" ? dtype : JSON.stringify(dtype)}; only F32, F16, BF16 and F64 can be read`);
+    const shown = typeof dtype === "string" ? dtype : JSON.stringify(dtype);
+    throw new CheckpointError(`${where} has dtype ${shown}; only F32, F16, BF16 and F64 can be read`);
   }
   const shape = e.shape;
   if (!Array.isArray(shape) || !shape.every(isCount)) {
@@ -94,14 +102,17 @@ function checkEntry(name: string, value: unknown, source: string): HeaderEntry {
   }
   const offsets = e.data_offsets;
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isCount)) {
-    throw new CheckpointError(`${where}: data_offsets ${JSON.stringify(offsets)} is not a pair of non-negative integers`);
+    throw new CheckpointError(
+      `${where}: data_offsets ${JSON.stringify(offsets)} is not a pair of non-negative integers`,
+    );
   }
   const [begin, end] = offsets as [number, number];
   if (end < begin) throw new CheckpointError(`${where}: data_offsets [${begin}, ${end}] end before they begin`);
   const size = (shape as number[]).reduce((a, b) => a * b, 1);
   const width = DTYPE_BYTES[dtype as ReadableDtype];
   if (!Number.isSafeInteger(size * width) || end - begin !== size * width) {
-    throw new CheckpointError(`${where} with shape ${fmtShape(shape as number[])} and dtype ${dtype} needs ${size * width} bytes but its offsets [${begin}, ${end}] give ${end - begin}`);
+    throw new CheckpointError(`${where} with shape ${fmtShape(shape as number[])} and dtype ${dtype} needs `
+      + `${size * width} bytes but its offsets [${begin}, ${end}] give ${end - begin}`);
   }
   return { name, dtype: dtype as ReadableDtype, shape: [...(shape as number[])], size, begin, end };
 }
@@ -112,18 +123,27 @@ function checkTiling(entries: readonly HeaderEntry[], dataLen: number, source: s
   let at = 0;
   let prev: HeaderEntry | null = null;
   for (const e of sorted) {
+    const where = `${source}: tensor "${e.name}"`;
     if (e.end > dataLen) {
-      throw new CheckpointError(`${source}: tensor "${e.name}" with shape ${fmtShape(e.shape)} and dtype ${e.dtype} needs ${e.end - e.begin} bytes but its offsets [${e.begin}, ${e.end}] run past the data section (${dataLen} bytes)`);
+      throw new CheckpointError(`${where} with shape ${fmtShape(e.shape)} and dtype ${e.dtype} needs `
+        + `${e.end - e.begin} bytes but its offsets [${e.begin}, ${e.end}] run past the data section `
+        + `(${dataLen} bytes)`);
     }
     if (e.begin < at) {
-      throw new CheckpointError(`${source}: tensor "${e.name}" [${e.begin}, ${e.end}] overlaps tensor "${prev!.name}" [${prev!.begin}, ${prev!.end}]`);
+      const other = `tensor "${prev!.name}" [${prev!.begin}, ${prev!.end}]`;
+      throw new CheckpointError(`${where} [${e.begin}, ${e.end}] overlaps ${other}`);
     }
-    if (e.begin > at) throw new CheckpointError(`${source}: data bytes [${at}, ${e.begin}) before tensor "${e.name}" belong to no tensor`);
+    if (e.begin > at) {
+      throw new CheckpointError(`${source}: data bytes [${at}, ${e.begin}) before tensor "${e.name}" `
+        + "belong to no tensor");
+    }
     at = e.end;
     prev = e;
   }
   if (at !== dataLen) {
-    throw new CheckpointError(`${source}: data bytes [${at}, ${dataLen}) after the last tensor${prev ? ` ("${prev.name}")` : ""} belong to no tensor`);
+    const last = prev ? ` ("${prev.name}")` : "";
+    throw new CheckpointError(`${source}: data bytes [${at}, ${dataLen}) after the last tensor${last} `
+      + "belong to no tensor");
   }
 }
 

@@ -72,7 +72,8 @@ export function decodeSafetensors(
     if (!opts.allowNonFinite) {
       const bad = data.findIndex((v) => !Number.isFinite(v));
       if (bad >= 0) {
-        throw new CheckpointError(`${source}: tensor "${e.name}" has a non-finite weight (${data[bad]}) at flat index ${bad}; `
+        throw new CheckpointError(`${source}: tensor "${e.name}" has a non-finite weight (${data[bad]}) `
+          + `at flat index ${bad}; `
           + "NaN/Inf weights are refused unless allowed (option allowNonFinite; rlvr eval/sample --allow-non-finite)");
       }
     }
@@ -95,7 +96,10 @@ export function loadSafetensors(path: string, opts: SafetensorsReadOptions = {})
 }
 
 /** Reads a safetensors file into raw float32 arrays plus metadata, without building tensors. */
-export function readSafetensors(path: string, opts: SafetensorsReadOptions = {}): { tensors: Record<string, RawTensor>; metadata: Record<string, string> } {
+export function readSafetensors(
+  path: string,
+  opts: SafetensorsReadOptions = {},
+): { tensors: Record<string, RawTensor>; metadata: Record<string, string> } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);

@@ -87,7 +87,9 @@ export function loadModel(dir: string, opts: LoadModelOptions = {}): LoadedModel
   const extraPath = join(dir, "extra.safetensors");
   if (!existsSync(extraPath)) return { model, tokenizer };
   const extra: Record<string, Tensor> = {};
-  for (const [name, t] of Object.entries(readSafetensors(extraPath, opts).tensors)) extra[name] = tensor(t.data, t.shape);
+  for (const [name, t] of Object.entries(readSafetensors(extraPath, opts).tensors)) {
+    extra[name] = tensor(t.data, t.shape);
+  }
   return { model, tokenizer, extra };
 }
 
@@ -124,12 +126,18 @@ function readWeights(dir: string, opts: LoadModelOptions): Record<string, RawTen
   const out: Record<string, RawTensor> = {};
   for (const shard of new Set(Object.values(map))) {
     for (const [name, t] of Object.entries(readSafetensors(join(dir, shard), opts).tensors)) {
-      if (map[name] !== shard) throw new CheckpointError(`${index}: tensor "${name}" is in ${shard}, but the weight_map ${Object.hasOwn(map, name) ? `puts it in ${map[name]}` : "does not list it"}`);
+      if (map[name] !== shard) {
+        const listed = Object.hasOwn(map, name) ? `puts it in ${map[name]}` : "does not list it";
+        throw new CheckpointError(`${index}: tensor "${name}" is in ${shard}, but the weight_map ${listed}`);
+      }
       out[name] = t;
     }
   }
   const missing = Object.keys(map).filter((name) => !Object.hasOwn(out, name));
-  if (missing.length > 0) throw new CheckpointError(`${index}: tensor "${missing[0]}" is listed in ${map[missing[0]!]} but that shard lacks it`);
+  if (missing.length > 0) {
+    const name = missing[0]!;
+    throw new CheckpointError(`${index}: tensor "${name}" is listed in ${map[name]} but that shard lacks it`);
+  }
   return out;
 }
 
@@ -142,7 +150,8 @@ function shardMap(index: string): Record<string, string> {
   const map: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, shard] of Object.entries(weightMap)) {
     if (typeof shard !== "string" || !/^[^/\\]+\.safetensors$/.test(shard) || shard.startsWith(".")) {
-      throw new CheckpointError(`${index}: tensor "${name}" maps to ${JSON.stringify(shard)}; expected a .safetensors file name in the same directory`);
+      throw new CheckpointError(`${index}: tensor "${name}" maps to ${JSON.stringify(shard)}; `
+        + "expected a .safetensors file name in the same directory");
     }
     map[name] = shard;
   }
@@ -163,7 +172,8 @@ function readJsonObject(path: string): Record<string, unknown> {
     throw new CheckpointError(`${path}: not valid JSON`, { cause: err });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new CheckpointError(`${path}: expected a JSON object at the top level, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+    const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    throw new CheckpointError(`${path}: expected a JSON object at the top level, got ${got}`);
   }
   return value as Record<string, unknown>;
 }

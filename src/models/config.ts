@@ -15,7 +15,9 @@ import { ConfigError } from "../util/index.js";
  * Sanity bounds of the hyper-parameters: well above any model this engine can train or load (Llama 3 405B has
  * dModel 16384, dFf 53248, 126 layers, vocab 128256), well below sizes whose allocation would abort the process.
  */
-export const BOUNDS = { vocabSize: 1 << 22, dModel: 1 << 16, nLayers: 1024, nHeads: 1024, headDim: 4096, dFf: 1 << 18, maxSeqLen: 1 << 20 };
+export const BOUNDS = {
+  vocabSize: 1 << 22, dModel: 1 << 16, nLayers: 1024, nHeads: 1024, headDim: 4096, dFf: 1 << 18, maxSeqLen: 1 << 20,
+};
 /** Float32Array elements of one tensor at most (the engine indexes with 32-bit signed integers). */
 const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
 
@@ -43,7 +45,9 @@ export const TransformerConfigSchema = z
     if (c.arch === "llama" && headDimOf(c) % 2 !== 0) ctx.addIssue({ code: "custom", path: ["headDim"], message: `RoPE needs an even head dimension, got ${headDimOf(c)}` });
     const biggest = largestTensor(c);
     if (biggest.size > MAX_TENSOR_ELEMENTS) {
-      ctx.addIssue({ code: "custom", path: biggest.path, message: `the ${biggest.what} would hold ${biggest.size.toExponential(2)} float32 values; one tensor holds at most ${MAX_TENSOR_ELEMENTS} (2^31 - 1)` });
+      const message = `the ${biggest.what} would hold ${biggest.size.toExponential(2)} float32 values; `
+        + `one tensor holds at most ${MAX_TENSOR_ELEMENTS} (2^31 - 1)`;
+      ctx.addIssue({ code: "custom", path: biggest.path, message });
     }
   });
 
@@ -53,7 +57,11 @@ export type TransformerConfig = z.output<typeof TransformerConfigSchema>;
 export type TransformerConfigInput = z.input<typeof TransformerConfigSchema>;
 
 /** Validates a config, throwing a ConfigError that names each bad field (`hfNames`: our field → the file's name). */
-export function parseTransformerConfig(input: unknown, source = "", hfNames: Record<string, string> = {}): TransformerConfig {
+export function parseTransformerConfig(
+  input: unknown,
+  source = "",
+  hfNames: Record<string, string> = {},
+): TransformerConfig {
   const r = TransformerConfigSchema.safeParse(input);
   if (!r.success) {
     const lines = r.error.issues.map((i) => {
@@ -67,12 +75,18 @@ export function parseTransformerConfig(input: unknown, source = "", hfNames: Rec
 }
 
 /** The largest single weight of the config (embedding, position table or MLP matrix), for the tensor-size bound. */
-function largestTensor(c: Omit<TransformerConfig, "ropeTheta" | "normEps" | "tieEmbeddings" | "qkvBias" | "dropout">): { size: number; what: string; path: string[] } {
+function largestTensor(
+  c: Pick<TransformerConfig, "arch" | "vocabSize" | "dModel" | "nHeads" | "headDim" | "dFf" | "maxSeqLen">,
+): { size: number; what: string; path: string[] } {
   const options = [
     { size: c.vocabSize * c.dModel, what: "token embedding (vocabSize × dModel)", path: ["dModel"] },
     { size: c.dModel * c.dFf, what: "MLP matrix (dModel × dFf)", path: ["dFf"] },
     { size: c.nHeads * headDimOf(c) * c.dModel, what: "query projection (nHeads × headDim × dModel)", path: ["nHeads"] },
-    { size: c.arch === "gpt2" ? c.maxSeqLen * c.dModel : 0, what: "position table (maxSeqLen × dModel)", path: ["maxSeqLen"] },
+    {
+      size: c.arch === "gpt2" ? c.maxSeqLen * c.dModel : 0,
+      what: "position table (maxSeqLen × dModel)",
+      path: ["maxSeqLen"],
+    },
   ];
   return options.reduce((a, b) => (b.size > a.size ? b : a));
 }
@@ -144,7 +158,8 @@ export function fromHfConfig(j: Record<string, unknown>, source = "config.json")
   const nHeads = j.num_attention_heads as number;
   const hfNames = {
     vocabSize: "vocab_size", dModel: "hidden_size", nLayers: "num_hidden_layers", nHeads: "num_attention_heads",
-    nKvHeads: "num_key_value_heads", headDim: "head_dim", dFf: "intermediate_size", maxSeqLen: "max_position_embeddings",
+    nKvHeads: "num_key_value_heads", headDim: "head_dim", dFf: "intermediate_size",
+    maxSeqLen: "max_position_embeddings",
     ropeTheta: "rope_theta", normEps: "rms_norm_eps", tieEmbeddings: "tie_word_embeddings",
   };
   return parseTransformerConfig({

@@ -50,10 +50,13 @@ export class HfTokenizer implements Tokenizer {
     }
     try {
       this.lib = new HfLibTokenizer(json, config);
-      this.lib.decode(this.lib.encode("Probe 1 + 1 = 2\n", { add_special_tokens: false }).ids); // fail here, not mid-run
+      // a probe, so that a tokenizer the library cannot run fails here and not mid-run
+      this.lib.decode(this.lib.encode("Probe 1 + 1 = 2\n", { add_special_tokens: false }).ids);
     } catch (err) {
       // The library throws TypeErrors on malformed sections; the user needs the file named, not its stack.
-      throw new ConfigError(`tokenizer.json: not a tokenizer the Hugging Face tokenizers library can read (${(err as Error).message})`, { cause: err });
+      const why = (err as Error).message;
+      const msg = `tokenizer.json: not a tokenizer the Hugging Face tokenizers library can read (${why})`;
+      throw new ConfigError(msg, { cause: err });
     }
     this.vocabSize = maxId(json) + 1;
     if (this.vocabSize < 1) throw new ConfigError("tokenizer.json: the vocabulary is empty");
@@ -123,7 +126,9 @@ function maxId(json: TokenizerJson): number {
     max = Math.max(max, id);
   };
   if (Array.isArray(vocab)) max = vocab.length - 1; // Unigram: [piece, score][] indexed by id
-  else if (vocab && typeof vocab === "object") for (const [piece, id] of Object.entries(vocab)) take(id, `vocab entry ${JSON.stringify(piece)}`);
+  else if (vocab && typeof vocab === "object") {
+    for (const [piece, id] of Object.entries(vocab)) take(id, `vocab entry ${JSON.stringify(piece)}`);
+  }
   const added = json.added_tokens ?? [];
   if (!Array.isArray(added)) throw new ConfigError("tokenizer.json: added_tokens must be a list");
   for (const t of added) take((t as AddedTokenJson | null)?.id, "an added token");

@@ -118,8 +118,10 @@ export function recoverCheckpoints(checkpointsDir: string): string[] {
   const done: string[] = [];
   for (const n of readdirSync(checkpointsDir)) {
     const m = LEFTOVER.exec(n);
-    if (m && m[3] === "old" && !existsSync(join(checkpointsDir, m[1]!)) && existsSync(join(checkpointsDir, n, MARKER))) {
-      renameSync(join(checkpointsDir, n), join(checkpointsDir, m[1]!)); // the replacement never landed: keep the old one
+    const orphan = m !== null && m[3] === "old" && !existsSync(join(checkpointsDir, m[1]!));
+    if (orphan && existsSync(join(checkpointsDir, n, MARKER))) {
+      // the replacement never landed: put the old one back
+      renameSync(join(checkpointsDir, n), join(checkpointsDir, m![1]!));
       fsyncDir(checkpointsDir);
       done.push(n);
     } else if (m || (MARKED.test(n) && !existsSync(join(checkpointsDir, n, MARKER)))) {

@@ -44,42 +44,67 @@ export interface MemoryEstimate {
 const ROW_OVERHEAD = 1024;
 /** Bytes of JS heap per token of a rollout: ids, sampler log-probs, loss mask, reference log-probs (8 each), text. */
 const ROW_TOKEN_BYTES = 40;
+/** The field that multiplies a step's rollouts under `zeroStd.policy: resample`. */
+const RESAMPLE_FIELD = "algorithm.zeroStd.maxGenBatches";
 
 /** Estimates the memory of `config`; `model` is its transformer config (see `modelConfigOf`). */
-export function estimateMemory(config: TrainConfig, model: TransformerConfig, promptTokens: number, exampleBytes: number): MemoryEstimate {
+export function estimateMemory(
+  config: TrainConfig,
+  model: TransformerConfig,
+  promptTokens: number,
+  exampleBytes: number,
+): MemoryEstimate {
   const tc = config.train, a = config.algorithm;
   const P = parameterCount(model);
   const d = model.dModel, L = model.nLayers, V = model.vocabSize, H = model.nHeads, hd = headDimOf(model);
   const T = Math.min(model.maxSeqLen, promptTokens + tc.maxCompletionTokens);
   const moments = tc.optimizer.type === "adamw" ? 2 : tc.optimizer.momentum > 0 ? 1 : 0;
   const rows = tc.promptsPerStep * tc.groupSize;
-  const evalRows = Math.min(config.eval.examples, config.task.testExamples) * (config.eval.temperature > 0 ? Math.max(...config.eval.k) : 1);
+  const perQuestion = config.eval.temperature > 0 ? Math.max(...config.eval.k) : 1;
+  const evalRows = Math.min(config.eval.examples, config.task.testExamples) * perQuestion;
   const sampleRows = Math.max(rows, evalRows);
   const sampleFields = rows >= evalRows ? ["train.promptsPerStep", "train.groupSize"] : ["eval.examples", "eval.k"];
   const modelFields = config.model.type === "new" ? ["model.dModel", "model.nLayers"] : ["model.path"];
   const m = Math.min(tc.microBatchSize, rows);
   const perToken = L * (10 * d + 4 * model.dFf + 2 * H * T) + 3 * V; // kept for backward: (B, T, ·) per layer, logits
+  const useRef = a.kl.beta > 0 || a.kl.monitorOnly;
   const tensors: MemoryPart[] = [
-    { what: `parameters, gradients and optimizer moments (${P.toExponential(2)} parameters)`, bytes: 4 * P * (2 + moments), fields: modelFields },
-    { what: "the frozen reference model", bytes: a.kl.beta > 0 || a.kl.monitorOnly ? 4 * P : 0, fields: ["algorithm.kl.beta", ...modelFields] },
+    {
+      what: `parameters, gradients and optimizer moments (${P.toExponential(2)} parameters)`,
+      bytes: 4 * P * (2 + moments),
+      fields: modelFields,
+    },
+    { what: "the frozen reference model", bytes: useRef ? 4 * P : 0, fields: ["algorithm.kl.beta", ...modelFields] },
     {
       what: `the KV cache of one sampling batch (${sampleRows} rows × ${T} positions)`,
-      bytes: 4 * 2 * L * sampleRows * model.nKvHeads * T * hd + 4 * sampleRows * (V + 2 * T),
+      bytes: 4 * 2 * L * sampleRows * model.nKvHeads * T * hd + 4 * sampleRows * (V + 2 * T), // K, V; logits, masks
       fields: [...sampleFields, "train.maxCompletionTokens", ...modelFields],
     },
-    { what: `activations of one micro-batch (${m} rows × ${T} positions)`, bytes: 4 * m * T * perToken, fields: ["train.microBatchSize", "train.maxCompletionTokens", ...modelFields] },
+    {
+      what: `activations of one micro-batch (${m} rows × ${T} positions)`,
+      bytes: 4 * m * T * perToken,
+      fields: ["train.microBatchSize", "train.maxCompletionTokens", ...modelFields],
+    },
   ];
   const genBatches = a.zeroStd.policy === "resample" ? a.zeroStd.maxGenBatches : 1;
+  const examples = config.task.trainExamples + config.task.testExamples;
   const heap: MemoryPart[] = [
     {
       what: `rollout records of one step (${rows * genBatches} rows)`,
       bytes: rows * genBatches * (ROW_OVERHEAD + ROW_TOKEN_BYTES * T),
-      fields: ["train.promptsPerStep", "train.groupSize", ...(genBatches > 1 ? ["algorithm.zeroStd.maxGenBatches"] : [])],
+      fields: ["train.promptsPerStep", "train.groupSize", ...(genBatches > 1 ? [RESAMPLE_FIELD] : [])],
     },
-    { what: `the generated task splits (${config.task.trainExamples + config.task.testExamples} examples)`, bytes: (config.task.trainExamples + config.task.testExamples) * exampleBytes, fields: ["task.trainExamples", "task.testExamples"] },
+    {
+      what: `the generated task splits (${examples} examples)`,
+      bytes: examples * exampleBytes,
+      fields: ["task.trainExamples", "task.testExamples"],
+    },
   ];
   const sum = (ps: MemoryPart[]) => ps.reduce((s, p) => s + p.bytes, 0);
-  return { tensors, heap, tensorBytes: sum(tensors), heapBytes: sum(heap), tensorLimit: totalmem(), heapLimit: getHeapStatistics().heap_size_limit };
+  return {
+    tensors, heap, tensorBytes: sum(tensors), heapBytes: sum(heap),
+    tensorLimit: totalmem(), heapLimit: getHeapStatistics().heap_size_limit,
+  };
 }
 
 /**
@@ -96,11 +121,12 @@ export function memoryProblems(config: TrainConfig): ConfigProblem[] {
   const check = (parts: MemoryPart[], total: number, limit: number, kind: string, limitName: string) => {
     if (total <= limit) return;
     const top = [...parts].sort((x, y) => y.bytes - x.bytes);
-    const shown = top.filter((p) => p.bytes > 0).slice(0, 3).map((p) => `${p.what}: ${fmtBytes(p.bytes)} [${p.fields.join(", ")}]`).join("; ");
+    const shown = top.filter((p) => p.bytes > 0).slice(0, 3)
+      .map((p) => `${p.what}: ${fmtBytes(p.bytes)} [${p.fields.join(", ")}]`).join("; ");
     out.push({
       path: driver(config, top[0]!.fields),
-      message: `the recipe needs about ${fmtBytes(total)} of ${kind}, more than the limit of ${fmtBytes(limit)} (${limitName}): ${shown}; `
-        + `reduce ${top[0]!.fields.slice(0, 3).join(" or ")}`,
+      message: `the recipe needs about ${fmtBytes(total)} of ${kind}, more than the limit of ${fmtBytes(limit)} `
+        + `(${limitName}): ${shown}; reduce ${top[0]!.fields.slice(0, 3).join(" or ")}`,
     });
   };
   check(est.tensors, est.tensorBytes, est.tensorLimit, "tensor memory", "os.totalmem()");
@@ -131,7 +157,8 @@ function measureTask(config: TrainConfig): { promptTokens: number; exampleBytes:
   try {
     const examples = getTask(config.task.name, config.task.options).generate("train", 8, config.task.seed);
     const promptTokens = 2 + Math.max(0, ...examples.map((e) => e.prompt.length));
-    const exampleBytes = 200 + 2 * examples.reduce((s, e) => s + JSON.stringify(e).length, 0) / Math.max(1, examples.length);
+    const chars = examples.reduce((s, e) => s + JSON.stringify(e).length, 0);
+    const exampleBytes = 200 + (2 * chars) / Math.max(1, examples.length); // UTF-16 strings plus object overhead
     return { promptTokens, exampleBytes };
   } catch {
     return { promptTokens: 0, exampleBytes: 200 }; // the task's own check reports a task that cannot generate
@@ -152,7 +179,9 @@ function driver(config: TrainConfig, fields: string[]): string {
 
 function valueAt(x: unknown, path: string): unknown {
   let cur = x;
-  for (const k of path.split(".")) cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[k] : undefined;
+  for (const k of path.split(".")) {
+    cur = typeof cur === "object" && cur !== null ? (cur as Record<string, unknown>)[k] : undefined;
+  }
   return cur;
 }
 

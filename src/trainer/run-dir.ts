@@ -63,7 +63,8 @@ export class RunDir {
     } catch (err) {
       if (err instanceof RlvrError) throw err;
       const e = err as NodeJS.ErrnoException;
-      throw new RunDirError(`cannot ${verb} the run folder ${this.root}: ${e.message}; choose another outDir or name (--out-dir, --name)`, { cause: err });
+      const hint = "choose another outDir or name (--out-dir, --name)";
+      throw new RunDirError(`cannot ${verb} the run folder ${this.root}: ${e.message}; ${hint}`, { cause: err });
     }
   }
 
@@ -76,7 +77,8 @@ export class RunDir {
     if (found.length > 0 && !opts.overwrite && !this.sameRecipe(config)) {
       const steps = completeSteps(this.checkpointsDir);
       const what = `${found.join(", ")}${steps.length ? `; checkpoints up to step ${steps[steps.length - 1]}` : ""}`;
-      throw new RunDirError(`run folder ${this.root} holds an earlier run made with a different recipe (${what}); nothing was deleted. `
+      throw new RunDirError(`run folder ${this.root} holds an earlier run made with a different recipe (${what}); `
+        + "nothing was deleted. "
         + "Pass --overwrite (train option overwrite) to delete it and start over, resume it with its own recipe "
         + `(${this.configPath}), or choose another name or outDir (--name, --out-dir)`);
     }
@@ -86,7 +88,8 @@ export class RunDir {
 
   /** Our files present in the folder (config, JSONL logs, checkpoints), for messages and the overwrite rule. */
   runFiles(): string[] {
-    const files = ["config.json", "metrics.jsonl", "samples.jsonl", "eval.jsonl"].filter((f) => existsSync(join(this.root, f)));
+    const names = ["config.json", "metrics.jsonl", "samples.jsonl", "eval.jsonl"];
+    const files = names.filter((f) => existsSync(join(this.root, f)));
     if (existsSync(this.checkpointsDir) && readdirSync(this.checkpointsDir).length > 0) files.push("checkpoints/");
     return files;
   }

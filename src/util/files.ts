@@ -3,7 +3,9 @@
  * never half of each: we write to a temporary file in the same directory, fsync it, rename it over the target,
  * and fsync the directory so the rename itself survives a crash.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, appendFileSync } from "node:fs";
+import {
+  appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync,
+} from "node:fs";
 import { dirname, basename, join, resolve } from "node:path";
 
 /**
@@ -20,7 +22,10 @@ export function makeDirs(dir: string): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
-    if (isDir === false) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${d}'`), { code: "ENOTDIR", syscall: "mkdir", path: d });
+    if (isDir === false) {
+      const err = new Error(`ENOTDIR: not a directory, mkdir '${d}'`);
+      throw Object.assign(err, { code: "ENOTDIR", syscall: "mkdir", path: d });
+    }
     if (isDir) break;
     missing.push(d);
     if (dirname(d) === d) break;

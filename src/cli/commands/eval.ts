@@ -32,7 +32,10 @@ function readRunConfig(file: string): ReturnType<typeof TrainConfigSchema.parse>
     throw new ConfigError(`${file}: not valid JSON (${(err as Error).message})`, { cause: err });
   }
   const r = TrainConfigSchema.safeParse(raw);
-  if (!r.success) throw new ConfigError(`${file}: not a run config: ${r.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ")}`);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`);
+    throw new ConfigError(`${file}: not a run config: ${issues.join("; ")}`);
+  }
   return r.data;
 }
 

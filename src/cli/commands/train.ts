@@ -22,7 +22,8 @@ export function register(program: Command): void {
     .option("--out-dir <dir>", "parent folder of run folders")
     .option("--seed <n>", "run seed", (v) => Number(v))
     .option("--steps <n>", "RL steps", (v) => Number(v))
-    .option("--no-resume", "start over even if the run folder has checkpoints (deletes them; another recipe's run also needs --overwrite)")
+    .option("--no-resume", "start over even if the run folder has checkpoints (deletes them; a run of another recipe "
+      + "also needs --overwrite)")
     .option("--overwrite", "let a fresh start delete an earlier run made with a different recipe in the run folder")
     .option("--no-progress", "no console progress bar")
     .action(withErrors(async (recipe: string, o: { set: string[]; name?: string; outDir?: string; seed?: number; steps?: number; resume: boolean; overwrite?: boolean; progress: boolean }) => {
