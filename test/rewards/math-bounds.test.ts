@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { checkMath } from "../../src/rewards/math/index.js";
+import { rat } from "../../src/rewards/math/ast.js";
 import { MATH_WORK_LIMIT } from "../../src/rewards/math/budget.js";
 import { rewards } from "../../src/rewards/text-rewards.js";
 
@@ -96,6 +97,30 @@ describe("hostile evaluations end with a defined rule after bounded work (no tim
       expect(typeof r.info.rule === "string" || typeof r.info.reason === "string").toBe(true);
       if (r.info.rule !== "work-limit") expect(work(r.info)).toBeLessThanOrEqual(MATH_WORK_LIMIT);
     }), { numRuns: 150, seed: 11 });
+  });
+});
+
+describe("the meter counts the work it bounds", () => {
+  it("an exact binomial's work grows with its loop length (10 < 100 < 1,000 < 2,000 steps)", () => {
+    const units = [10, 100, 1_000, 2_000].map((k) => work(checkMath("1", box(`\\binom{99999}{${k}}`)).info));
+    for (let i = 1; i < units.length; i++) expect(units[i]!).toBeGreaterThan(units[i - 1]!);
+    expect(units[3]! / units[1]!).toBeGreaterThan(20); // at least linear in steps, and steps grow 20×
+  });
+  it("exact rationals normalise like Euclid on BigInt at every size (the gcd finishes on doubles)", () => {
+    const euclid = (a: bigint, b: bigint): bigint => {
+      a = a < 0n ? -a : a;
+      b = b < 0n ? -b : b;
+      while (b !== 0n) [a, b] = [b, a % b];
+      return a;
+    };
+    const big = fc.bigInt({ min: -(2n ** 200n), max: 2n ** 200n });
+    fc.assert(fc.property(big, big, fc.bigInt({ min: 1n, max: 2n ** 80n }), (a, b, g) => {
+      fc.pre(b !== 0n);
+      const r = rat(a * g, b * g);
+      const e = euclid(a, b);
+      const sign = b < 0n ? -1n : 1n;
+      expect(r).toEqual({ n: (sign * a) / e, d: (sign * b) / e });
+    }), { numRuns: 300, seed: 14 });
   });
 });
 
