@@ -1,6 +1,6 @@
 /**
- * Evaluation of maths nodes: exact (rational, BigInt) where the value is rational, floating point otherwise, and
- * seeded numeric probing for expressions with free symbols (D-M8). Departure from the spec: "high precision" is
+ * Evaluation of maths nodes: exact (rational, BigInt) where the value is rational, floating point otherwise (under
+ * an assignment of the free symbols, which probe.ts uses for D-M8). Departure from the spec: "high precision" is
  * IEEE double (about 16 digits) rather than 30 digits; the acceptance tolerance (1e-12 relative) is well above it.
  * Work is bounded twice (D-M10, issue 11): by size (exact results stop at MAX_EXACT_BITS, about 10,000 digits, and
  * fall back to floating point; factorials to 1,000 exactly and 170 in floating point; a float binomial C(n, k) with
