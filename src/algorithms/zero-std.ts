@@ -18,7 +18,11 @@ export function isInformative(group: readonly (number | null)[]): boolean {
  * Indices of the groups that enter the optimizer batch under a policy: `keep` all; `drop` the informative ones;
  * `resample` the first `want` informative ones in generation order (surplus cut, §1.7).
  */
-export function selectGroups(rewards: readonly (readonly (number | null)[])[], policy: "keep" | "drop" | "resample", want = Infinity): number[] {
+export function selectGroups(
+  rewards: readonly (readonly (number | null)[])[],
+  policy: "keep" | "drop" | "resample",
+  want = Infinity,
+): number[] {
   const idx = rewards.map((_, i) => i);
   if (policy === "keep") return idx;
   const informative = idx.filter((i) => isInformative(rewards[i]!));

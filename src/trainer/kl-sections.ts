@@ -9,7 +9,11 @@ import { tokenCharEnds, type Tokenizer } from "../models/tokenizer.js";
 import type { Rollout } from "../rollout/types.js";
 
 /** s(t) per completion token, and whether no section was found. */
-export function klSectionMask(ids: readonly number[], tokenizer: Tokenizer, sections: readonly string[]): { mask: number[]; missing: boolean } {
+export function klSectionMask(
+  ids: readonly number[],
+  tokenizer: Tokenizer,
+  sections: readonly string[],
+): { mask: number[]; missing: boolean } {
   const text = tokenizer.decode(ids);
   const spans: Array<[number, number]> = [];
   for (const tag of sections) {
@@ -31,7 +35,10 @@ export function klSectionMask(ids: readonly number[], tokenizer: Tokenizer, sect
   let start = 0;
   for (let j = 0; j < ids.length; j++) {
     const end = ends[j]!;
-    mask.push(spans.some(([s, e]) => start < e && end > s) || (start === end && spans.some(([s, e]) => start >= s && start < e)) ? 1 : 0);
+    // A token overlaps a span; an empty token (start = end) counts when it sits inside one.
+    const overlaps = spans.some(([s, e]) => start < e && end > s);
+    const emptyInside = start === end && spans.some(([s, e]) => start >= s && start < e);
+    mask.push(overlaps || emptyInside ? 1 : 0);
     start = end;
   }
   return { mask, missing: false };

@@ -6,7 +6,9 @@
  * array `policyLoss`. Also: reference log-probs for the KL term, computed once per step.
  */
 import type { Rng } from "../util/index.js";
-import { clipGradNorm, div, logSoftmax, mul, neg, noGrad, softmax, sub, sum, tensor, type Optimizer, type Tensor } from "../engine/index.js";
+import {
+  clipGradNorm, div, logSoftmax, mul, neg, noGrad, softmax, sub, sum, tensor, type Optimizer, type Tensor,
+} from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Rollout } from "../rollout/types.js";
 import { lossNormalizer, tokenWeight, type Algorithm } from "../algorithms/index.js";
@@ -36,7 +38,13 @@ export interface UpdateArgs {
 }
 
 /** Stores the frozen reference's log-probs on each rollout (`refLogprobs`), micro-batched, without a graph. */
-export function referenceLogprobs(reference: Transformer, rollouts: Rollout[], padId: number, microBatchSize: number, temperature: number): void {
+export function referenceLogprobs(
+  reference: Transformer,
+  rollouts: Rollout[],
+  padId: number,
+  microBatchSize: number,
+  temperature: number,
+): void {
   noGrad(() => {
     for (const mb of chunks(rollouts, microBatchSize)) {
       const p = packRollouts(mb, padId);
@@ -60,7 +68,8 @@ export function policySurrogate(
   opts: { klMasks?: KlMasks; entropy?: number[][] } = {},
 ): { surrogate: Tensor; metrics: Record<string, number> } {
   const micro = p.rollouts;
-  const rows = (grid: Float32Array) => micro.map((r, b) => r.completionIds.map((_, j) => grid[b * p.T + p.starts[b]! + j]!));
+  const rows = (grid: Float32Array) =>
+    micro.map((r, b) => r.completionIds.map((_, j) => grid[b * p.T + p.starts[b]! + j]!));
   const numbers = micro.map((r) => numbersOf(r, opts.klMasks));
   const withRef = algorithm.kl.reference;
   const out = algorithm.loss(
@@ -102,10 +111,12 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
         const { logp, logits } = gridLogprobs(model, p, T); // logp: (B, T), logits: (B, T, V)
         const ent = entropyGrid(logits, p.mask, T);
         const entropy = micro.map((r, b) => r.completionIds.map((_, j) => ent[b * p.T + p.starts[b]! + j]!));
-        let { surrogate, metrics } = policySurrogate(algorithm, logp, p, a.beta, norm, { ...(a.klMasks ? { klMasks: a.klMasks } : {}), entropy });
+        const extra = { ...(a.klMasks ? { klMasks: a.klMasks } : {}), entropy };
+        let { surrogate, metrics } = policySurrogate(algorithm, logp, p, a.beta, norm, extra);
         if (entropyCoef > 0) {
           // −α Σ m·w·H through the full softmax (§2.5): H = −Σ_v p log p of softmax(logits / T)
-          const weights = onGrid(p, (b, j) => micro[b]!.lossMask[j]! * tokenWeight(aggregation, seqTokens(micro[b]!), norm, maxTokens));
+          const weightOf = (b: number) => tokenWeight(aggregation, seqTokens(micro[b]!), norm, maxTokens);
+          const weights = onGrid(p, (b, j) => micro[b]!.lossMask[j]! * weightOf(b));
           const z = div(logits, T);
           const H = neg(sum(mul(softmax(z, -1), logSoftmax(z, -1)), -1)); // H: (B, T)
           surrogate = sub(surrogate, mul(sum(mul(H, tensor(weights, [p.B, p.T]))), entropyCoef));
@@ -113,7 +124,9 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
         surrogate.backward();
         acc.add(metrics, p.mask);
         if (iter === 0) {
-          for (let k = 0; k < p.mask.length; k++) if (p.mask[k]) firstPassMaxDiff = Math.max(firstPassMaxDiff, Math.abs(logp.data[k]! - p.oldLogp[k]!));
+          for (let k = 0; k < p.mask.length; k++) {
+            if (p.mask[k]) firstPassMaxDiff = Math.max(firstPassMaxDiff, Math.abs(logp.data[k]! - p.oldLogp[k]!));
+          }
         }
         trainedTokens += micro.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
       }
@@ -123,9 +136,17 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
       optimizer.step(a.lr);
     }
   }
-  if (firstPassMaxDiff > 1e-2) a.warn(`mismatch/logpDiffMax = ${firstPassMaxDiff.toFixed(4)} > 1e-2 between sampler and trainer log-probs (temperature or precision?)`);
+  if (firstPassMaxDiff > 1e-2) {
+    const diff = firstPassMaxDiff.toFixed(4);
+    a.warn(`mismatch/logpDiffMax = ${diff} > 1e-2 between sampler and trainer log-probs (temperature or precision?)`);
+  }
   const seconds = (performance.now() - t0) / 1000;
-  return { ...acc.result(), "mismatch/logpDiffMax": firstPassMaxDiff, "perf/trainTokensPerSec": trainedTokens / Math.max(1e-9, seconds), "time/update": seconds };
+  return {
+    ...acc.result(),
+    "mismatch/logpDiffMax": firstPassMaxDiff,
+    "perf/trainTokensPerSec": trainedTokens / Math.max(1e-9, seconds),
+    "time/update": seconds,
+  };
 }
 
 function seqTokens(r: Rollout): number {

@@ -12,11 +12,15 @@ import { lengthMetrics, rewardMetrics as groupRewardMetrics } from "../algorithm
  * the §9 definitions are `rewardMetrics` and `lengthMetrics` of src/algorithms; this adds what only rollout
  * records know (tool tokens, credit masking, prompt length).
  */
-export function rewardMetrics(groups: readonly RolloutGroup[], task: Pick<Task, "terms" | "correctTerm">): Record<string, number> {
+export function rewardMetrics(
+  groups: readonly RolloutGroup[],
+  task: Pick<Task, "terms" | "correctTerm">,
+): Record<string, number> {
   const all = groups.flatMap((g) => g.rollouts);
   const scored = all.filter((r) => r.reward !== null);
   const termNames = new Set([...task.terms.map((t) => t.name), ...scored.flatMap((r) => Object.keys(r.terms))]);
-  const byTerm = (name: string) => groups.map((g) => g.rollouts.map((r) => (r.reward === null ? null : (r.terms[name] ?? 0))));
+  const byTerm = (name: string) =>
+    groups.map((g) => g.rollouts.map((r) => (r.reward === null ? null : (r.terms[name] ?? 0))));
   const m: Record<string, number> = {
     ...groupRewardMetrics(groups.map((g) => g.rollouts.map((r) => r.reward)), {
       terms: Object.fromEntries([...termNames].map((name) => [name, byTerm(name)])),
@@ -24,7 +28,12 @@ export function rewardMetrics(groups: readonly RolloutGroup[], task: Pick<Task, 
     }),
     ...lengthMetrics(all.map((r) => r.completionIds.length), all.map((r) => r.finishReason)),
   };
-  m["length/toolTokensMean"] = mean(all.map((r) => r.lossMask.length - r.lossMask.reduce((a, b) => a + b, 0) - (r.creditMasked ?? 0) - (r.finishReason === "length" && r.lossMask.every((x) => x === 0) ? r.lossMask.length : 0)));
+  // Tool tokens: masked positions that neither credit masking nor a masked truncation took out.
+  const toolTokens = (r: (typeof all)[number]) => {
+    const maskedTruncation = r.finishReason === "length" && r.lossMask.every((x) => x === 0) ? r.lossMask.length : 0;
+    return r.lossMask.length - r.lossMask.reduce((a, b) => a + b, 0) - (r.creditMasked ?? 0) - maskedTruncation;
+  };
+  m["length/toolTokensMean"] = mean(all.map(toolTokens));
   m["credit/firstErrorFrac"] = all.length ? all.filter((r) => r.firstErrorEnd !== undefined).length / all.length : 0;
   m["credit/maskedTokensMean"] = mean(all.map((r) => r.creditMasked ?? 0));
   m["prompt/lengthMean"] = mean(groups.map((g) => g.rollouts[0]?.promptIds.length ?? 0));

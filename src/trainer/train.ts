@@ -20,7 +20,9 @@ import type { RolloutGroup } from "../rollout/types.js";
 import { saveModel } from "../models/checkpoint.js";
 import { configWarnings, type TrainConfig } from "./config.js";
 import { RunDir } from "./run-dir.js";
-import { latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerState } from "./checkpoints.js";
+import {
+  latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerState,
+} from "./checkpoints.js";
 import { emit, type Reporter } from "./reporters.js";
 import { buildModel, buildOptimizer, lrAt, trainableParams, type ModelAndTokenizer } from "./model-setup.js";
 import "./builtins.js";
@@ -86,13 +88,15 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const { stepMetrics, ...rest } = ck.state;
     state = rest;
     run.truncateAfter(state.step);
-    if (stepMetrics && existsSync(run.metricsPath) && !run.metrics().some((r) => r.step === state.step)) run.logMetrics({ step: state.step, ...stepMetrics });
+    const lineLost = stepMetrics && existsSync(run.metricsPath) && !run.metrics().some((r) => r.step === state.step);
+    if (lineLost) run.logMetrics({ step: state.step, ...stepMetrics });
   } else {
     run.startFresh(config, { overwrite: opts.overwrite === true }); // never deletes another recipe's run unasked
     policy = buildModel(config.model, config.seed);
     if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);
     saveModel(startModelDir(run), policy.model, policy.tokenizer); // the reference, and a record of the start
-    state = { step: 0, rng: new Rng(config.seed).state(), beta: alg.kl.beta, best: null, counters: { dataCursor: 0, tokens: 0, samples: 0 } };
+    const counters = { dataCursor: 0, tokens: 0, samples: 0 };
+    state = { step: 0, rng: new Rng(config.seed).state(), beta: alg.kl.beta, best: null, counters };
   }
   const { model, tokenizer } = policy;
   const params = trainableParams(model);
@@ -102,13 +106,17 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const termWeights = Object.fromEntries(task.terms.map((t) => [t.name, t.weight]));
   const algorithm = buildAlgorithm(alg, { maxCompletionTokens: tc.maxCompletionTokens, termWeights });
   const referencePath = config.reference ?? startModelDir(run);
-  const reference = algorithm.kl.reference ? buildModel({ type: "checkpoint", path: referencePath }, config.seed).model : null;
+  const reference = algorithm.kl.reference
+    ? buildModel({ type: "checkpoint", path: referencePath }, config.seed).model
+    : null;
   const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
-  emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed: resumeFrom !== null });
+  const resumed = resumeFrom !== null;
+  emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed });
 
   const runEval = async (step: number) => {
     const t0 = performance.now();
-    const res = await evaluate(model, tokenizer, task, testSet, { temperature: config.eval.temperature, k: config.eval.k, maxNewTokens, seed: config.seed });
+    const { temperature, k } = config.eval;
+    const res = await evaluate(model, tokenizer, task, testSet, { temperature, k, maxNewTokens, seed: config.seed });
     res.metrics["time/eval"] = (performance.now() - t0) / 1000;
     emit(reporters, "onEval", step, res.metrics);
     const score = res.metrics[passKey] ?? -Infinity;
@@ -140,7 +148,8 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
       const batch = noGrad(() =>
         sampleGroups(model, tokenizer, task, prompts, {
-          groupSize: tc.groupSize, maxNewTokens, temperature: config.sampler.temperature, topK: config.sampler.topK, topP: config.sampler.topP,
+          groupSize: tc.groupSize, maxNewTokens,
+          temperature: config.sampler.temperature, topK: config.sampler.topK, topP: config.sampler.topP,
           ...(task.stop ? { stop: task.stop } : {}), rng: stepRng.split(`gen-${genBatches}`), policyVersion: step - 1,
           idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
         }),
@@ -200,14 +209,17 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     state.beta = algorithm.nextBeta(state.beta, observedKl, trainBatch.length);
 
     // ---- 6. log: per-step metrics, sample groups, cumulative counters, timings
-    state.counters.tokens = (state.counters.tokens ?? 0) + trainBatch.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
+    const trainedTokens = trainBatch.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
+    state.counters.tokens = (state.counters.tokens ?? 0) + trainedTokens;
     state.counters.samples = (state.counters.samples ?? 0) + groups.reduce((s, g) => s + g.rollouts.length, 0);
     m["perf/tokens"] = state.counters.tokens;
     m["perf/samples"] = state.counters.samples;
     const genTokens = groups.reduce((s, g) => s + g.rollouts.reduce((t, r) => t + r.completionIds.length, 0), 0);
     m["perf/genTokensPerSec"] = genTokens / Math.max(1e-9, time.generate);
     for (const [k, v] of Object.entries(time)) m[`time/${k}`] = v;
-    if (config.log.sampleGroups > 0) run.logSamples({ step, groups: sampleRecords(groups.slice(0, config.log.sampleGroups), tokenizer) });
+    if (config.log.sampleGroups > 0) {
+      run.logSamples({ step, groups: sampleRecords(groups.slice(0, config.log.sampleGroups), tokenizer) });
+    }
     state.step = step;
     state.rng = stepRng.state();
 
@@ -223,7 +235,8 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     let ckptDir: string | null = null;
     if (ckptNow) {
       const t4 = performance.now();
-      ckptDir = saveCheckpoint(run.checkpointsDir, `step-${step}`, { model, tokenizer, optimizerState: optimizer.state(), state: { ...state, stepMetrics: m } });
+      const saved = { model, tokenizer, optimizerState: optimizer.state(), state: { ...state, stepMetrics: m } };
+      ckptDir = saveCheckpoint(run.checkpointsDir, `step-${step}`, saved);
       pruneCheckpoints(run.checkpointsDir, config.checkpoint.keepLast);
       m["time/checkpoint"] = (performance.now() - t4) / 1000;
     }
@@ -244,7 +257,12 @@ export function startModelDir(run: RunDir): string {
  * The next `count` training prompts: the train split in an order shuffled once per epoch from (seed, epoch),
  * read from `counters.dataCursor`, which advances (and is checkpointed).
  */
-function nextPrompts(trainSet: readonly Example[], count: number, counters: Record<string, number>, seed: number): Example[] {
+function nextPrompts(
+  trainSet: readonly Example[],
+  count: number,
+  counters: Record<string, number>,
+  seed: number,
+): Example[] {
   const n = trainSet.length;
   const out: Example[] = [];
   for (let i = 0; i < count; i++) {
@@ -271,8 +289,12 @@ function epochOrder(n: number, seed: number, epoch: number): number[] {
 
 /** A resumed run must use the recipe it was started with (train.steps may grow); otherwise a ConfigError. */
 function assertSameRecipe(run: RunDir, config: TrainConfig): void {
-  const strip = (c: unknown) => JSON.stringify({ ...(c as TrainConfig), train: { ...(c as TrainConfig).train, steps: 0 } });
+  const strip = (c: unknown) =>
+    JSON.stringify({ ...(c as TrainConfig), train: { ...(c as TrainConfig).train, steps: 0 } });
   if (strip(run.readConfig()) !== strip(config)) {
-    throw new ConfigError(`run folder ${run.root} was started with a different recipe; resume it with the same recipe, or start over (--no-resume --overwrite) or use another name`);
+    throw new ConfigError(
+      `run folder ${run.root} was started with a different recipe; resume it with the same recipe, ` +
+        "or start over (--no-resume --overwrite) or use another name",
+    );
   }
 }
