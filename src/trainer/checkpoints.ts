@@ -149,10 +149,27 @@ function removeDir(checkpointsDir: string, name: string, killPoint: KillPoint = 
 export function loadCheckpoint(dir: string): LoadedCheckpoint {
   if (!existsSync(join(dir, MARKER))) throw new CheckpointError(`checkpoint ${dir}: no ${MARKER} marker (incomplete or not a training checkpoint)`);
   const { model, tokenizer } = loadModel(dir);
-  const json = JSON.parse(readFileSync(join(dir, "optimizer.json"), "utf8"));
-  const bytes = readFileSync(join(dir, "optimizer.bin"));
-  const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as TrainerState;
-  return { dir, model, tokenizer, optimizerState: decodeState(json, bytes), state };
+  const json = readCheckpointJson(join(dir, "optimizer.json"));
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(dir, "optimizer.bin"));
+  } catch (err) {
+    throw new CheckpointError(`checkpoint ${dir}: cannot read optimizer.bin`, { cause: err });
+  }
+  const state = readCheckpointJson(join(dir, "state.json")) as TrainerState;
+  if (typeof state !== "object" || state === null || !Number.isSafeInteger(state.step) || state.step < 0) {
+    throw new CheckpointError(`${join(dir, "state.json")}: not a trainer state (no non-negative integer "step")`);
+  }
+  return { dir, model, tokenizer, optimizerState: decodeState(json, bytes, join(dir, "optimizer.bin")), state };
+}
+
+/** A JSON file of a checkpoint; unreadable or invalid JSON is a CheckpointError naming it. */
+function readCheckpointJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new CheckpointError(`${path}: missing or not valid JSON`, { cause: err });
+  }
 }
 
 /** True when `dir` is a training checkpoint (has the completion marker). */
@@ -193,18 +210,31 @@ export function encodeState(state: unknown): { json: unknown; bytes: Uint8Array 
   return { json, bytes: new Uint8Array(all.buffer) };
 }
 
-/** Inverse of `encodeState`. */
-export function decodeState(json: unknown, bytes: Uint8Array): unknown {
+/** Inverse of `encodeState`; a reference outside the blob is a CheckpointError naming `source`. */
+export function decodeState(json: unknown, bytes: Uint8Array, source = "optimizer state"): unknown {
+  if (bytes.byteLength % 4 !== 0) {
+    throw new CheckpointError(`${source}: ${bytes.byteLength} bytes is not a whole number of float32 values`);
+  }
   const all = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const count = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+  const span = (at: unknown, n: unknown): Float32Array => {
+    if (!count(at) || !count(n) || at + n > all.length) {
+      const where = `[${String(at)}, +${String(n)})`;
+      throw new CheckpointError(`${source}: values ${where} lie outside the ${all.length} stored values`);
+    }
+    return all.slice(at, at + n);
+  };
   const walk = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(walk);
     if (x !== null && typeof x === "object") {
       const o = x as Record<string, unknown>;
-      if (typeof o.__f32 === "number") return all.slice(o.__f32, o.__f32 + (o.length as number));
-      if (typeof o.__tensor === "number") {
-        const shape = o.shape as number[];
-        const n = shape.reduce((a, b) => a * b, 1);
-        return tensor(all.slice(o.__tensor, o.__tensor + n), shape);
+      if (o.__f32 !== undefined) return span(o.__f32, o.length);
+      if (o.__tensor !== undefined) {
+        const shape = o.shape;
+        if (!Array.isArray(shape) || !shape.every(count)) {
+          throw new CheckpointError(`${source}: a tensor has shape ${JSON.stringify(shape)}`);
+        }
+        return tensor(span(o.__tensor, shape.reduce((a: number, b: number) => a * b, 1)), shape);
       }
       return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, walk(v)]));
     }

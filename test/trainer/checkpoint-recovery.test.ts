@@ -126,3 +126,23 @@ describe("leftovers from older versions and from atomic writes", () => {
     expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("the user's own file");
   });
 });
+
+describe("a training checkpoint whose own files lie", () => {
+  const broken: Array<[string, (dir: string) => void, RegExp]> = [
+    ["optimizer.json not JSON", (d) => writeFileSync(join(d, "optimizer.json"), "{"), /optimizer\.json: missing or not valid JSON/],
+    ["state.json missing", (d) => rmSync(join(d, "state.json")), /state\.json: missing or not valid JSON/],
+    ["state.json without a step", (d) => writeFileSync(join(d, "state.json"), "{\"step\": -1}"), /not a trainer state/],
+    ["optimizer.bin torn", (d) => writeFileSync(join(d, "optimizer.bin"), Buffer.alloc(3)), /3 bytes is not a whole number/],
+    ["a moment past the blob", (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ m: { __f32: 0, length: 99 } })),
+      /values \[0, \+99\) lie outside the 1 stored values/],
+    ["a negative offset", (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ m: { __f32: -1, length: 1 } })),
+      /values \[-1, \+1\) lie outside/],
+    ["a tensor with a bad shape", (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ t: { __tensor: 0, shape: [1.5] } })),
+      /a tensor has shape \[1\.5\]/],
+  ];
+  it.each(broken)("%s: a CheckpointError naming the file", (_name, edit, pattern) => {
+    const dir = fresh();
+    edit(join(dir, "step-2"));
+    expect(() => loadCheckpoint(join(dir, "step-2"))).toThrow(pattern);
+  });
+});
