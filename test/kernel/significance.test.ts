@@ -35,8 +35,10 @@ describe("median", () => {
         const s = [...xs].sort((a, b) => a - b);
         const h = s.length >> 1;
         const want = s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
-        expect(medianInPlace(Float64Array.from(xs), xs.length)).toBe(want);
+        // + 0 maps −0 to 0: which of two equal values (−0, 0) quickselect returns does not matter
+        expect(medianInPlace(Float64Array.from(xs), xs.length) + 0).toBe(want + 0);
       }),
+      { numRuns: 300, seed: 111 },
     );
   });
 });
@@ -115,7 +117,7 @@ describe("decideSpeedup properties", () => {
         const b2 = ps.map(([t, x, y]) => (t / band ** x) * band ** y);
         expect(decideSpeedup(b1, b2, c, O, seed).verdict).toBe("noise");
       }),
-      { numRuns: 60 },
+      { numRuns: 60, seed: 112 },
     );
   });
 
@@ -128,7 +130,7 @@ describe("decideSpeedup properties", () => {
         const swapped = decideSpeedup(c, c, b1, O, seed).verdict;
         expect(swapped).toBe(s.verdict === "faster" ? "slower" : s.verdict === "slower" ? "faster" : "noise");
       }),
-      { numRuns: 40 },
+      { numRuns: 40, seed: 113 },
     );
   });
 });

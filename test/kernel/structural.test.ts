@@ -176,7 +176,7 @@ describe("structural probes", () => {
         expect(view(input, "a")[(m - 1) * k + (k - 1)]).toBe((m - 1) * 100 + (k - 1));
         expect(view(input, "b")[(k - 1) * n + (n - 1)]).toBe(-((k - 1) * 100 + (n - 1)));
       }),
-      { numRuns: 80 },
+      { numRuns: 80, seed: 114 },
     );
   });
 });
