@@ -25,6 +25,7 @@ import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.
 import { loadModel, saveModel } from "../src/models/checkpoint.js";
 import { parseTransformerConfig } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
+import type { Tokenizer } from "../src/models/tokenizer.js";
 import { getTask } from "../src/tasks/index.js";
 import type { Example, Task } from "../src/tasks/types.js";
 import { evaluate } from "../src/trainer/evaluate.js";
@@ -39,13 +40,14 @@ import { FIXTURE, haveTrl, jsonLines, PY, ROOT, runPython, TSX } from "./trl-sha
 
 const SMOKE = process.env.BENCH_TRL_SMOKE === "1";
 const BENCH = "trl_learn";
+const PEER = "trl GRPOTrainer (CPU)";
 
 /** The task, the start and the RL run of both sides. */
 const FULL = {
   task: { name: "addition", options: { minDigits: 1, maxDigits: 2 }, trainExamples: 2000, evalExamples: 100 },
   model: { dModel: 128, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 384, maxSeqLen: 64 },
   sft: { chunk: 100, maxSteps: 3000, batchSize: 32, lr: 2e-3, targetPass: 0.3, tuneExamples: 50 },
-  rl: { steps: 80, every: 10, G: 8, Q: 4, lr: 1e-4, beta: 0.04, maxNewTokens: 12, temperature: 1 },
+  rl: { steps: 80, every: 10, G: 8, Q: 4, lr: 3e-4, beta: 0.04, maxNewTokens: 14, temperature: 1 },
 };
 type Settings = typeof FULL;
 const S: Settings = SMOKE ? {
@@ -67,16 +69,24 @@ async function sftStart(task: Task): Promise<{ dir: string; steps: number; tuneP
     .update(sourceHash(ROOT, [...SFT_START_SOURCES, "bench/trl-learn.ts"])).digest("hex").slice(0, 16);
   const dir = join(ROOT, "runs", "trl-learn-start", key);
   const record = join(dir, "start.json");
-  if (existsSync(record)) return { dir, ...(JSON.parse(readFileSync(record, "utf8")) as { steps: number; tunePass: number }) };
+  if (existsSync(record)) {
+    return { dir, ...(JSON.parse(readFileSync(record, "utf8")) as { steps: number; tunePass: number }) };
+  }
   const { tokenizer } = loadModel(FIXTURE);
-  const model = new Transformer(parseTransformerConfig({ arch: "llama", vocabSize: 300, tieEmbeddings: false, normEps: 1e-6, ...S.model }), new Rng(0).split("init"));
-  const pairs = task.generate("train", S.task.trainExamples, 0).map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
+  const config = parseTransformerConfig({ arch: "llama", vocabSize: 300, tieEmbeddings: false, normEps: 1e-6,
+    ...S.model });
+  const model = new Transformer(config, new Rng(0).split("init"));
+  const pairs = task.generate("train", S.task.trainExamples, 0)
+    .map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
   const tune = heldOutExamples(task, "tune", S.sft.tuneExamples);
   let steps = 0;
   let tunePass = 0;
   while (steps < S.sft.maxSteps && tunePass < S.sft.targetPass) {
     // Constant lr per chunk (a fresh AdamW each chunk), so stopping at any chunk leaves no schedule half-done.
-    trainSft(model, tokenizer, pairs, { steps: S.sft.chunk, batchSize: S.sft.batchSize, lr: S.sft.lr, warmupSteps: 0, minLrFrac: 1, rng: new Rng(0).split(`sft-${steps}`) });
+    trainSft(model, tokenizer, pairs, {
+      steps: S.sft.chunk, batchSize: S.sft.batchSize, lr: S.sft.lr, warmupSteps: 0, minLrFrac: 1,
+      rng: new Rng(0).split(`sft-${steps}`),
+    });
     steps += S.sft.chunk;
     tunePass = await greedyPass(model, tokenizer, task, tune);
     console.log(`  SFT start: ${steps} steps, greedy pass@1 on the tune half ${tunePass.toFixed(3)}`);
@@ -87,17 +97,16 @@ async function sftStart(task: Task): Promise<{ dir: string; steps: number; tuneP
   return { dir, steps, tunePass };
 }
 
-/** Greedy held-out pass@1 and mean completion length of a model. */
-async function greedyEval(model: Transformer, tokenizer: ReturnType<typeof loadModel>["tokenizer"], task: Task, examples: readonly Example[]) {
-  const res = await evaluate(model, tokenizer, task, examples, { temperature: 0, k: [1], maxNewTokens: S.rl.maxNewTokens, seed: 0 });
-  return { pass: res.metrics[`eval/${task.name}/pass@1`]!, length: res.metrics[`eval/${task.name}/length`]! };
-}
-async function greedyPass(model: Transformer, tokenizer: ReturnType<typeof loadModel>["tokenizer"], task: Task, examples: readonly Example[]) {
-  return (await greedyEval(model, tokenizer, task, examples)).pass;
+/** Greedy held-out pass@1 of a model, scored by the task (the one evaluation both sides get). */
+async function greedyPass(model: Transformer, tokenizer: Tokenizer, task: Task,
+  examples: readonly Example[]): Promise<number> {
+  const opts = { temperature: 0, k: [1], maxNewTokens: S.rl.maxNewTokens, seed: 0 };
+  return (await evaluate(model, tokenizer, task, examples, opts)).metrics[`eval/${task.name}/pass@1`]!;
 }
 
-/** The held-out curve of saved policies: step 0 is the start, then each `step-N` folder under `dir`. */
-async function curveOf(task: Task, examples: readonly Example[], startPass: number, dirOf: (step: number) => string): Promise<CurvePoint[]> {
+/** The held-out curve of saved policies: step 0 is the start, then the folder `dirOf(step)` every `every` steps. */
+async function curveOf(task: Task, examples: readonly Example[], startPass: number,
+  dirOf: (step: number) => string): Promise<CurvePoint[]> {
   const curve: CurvePoint[] = [{ step: 0, pass: startPass }];
   for (let step = S.rl.every; step <= S.rl.steps; step += S.rl.every) {
     const { model, tokenizer } = loadModel(dirOf(step));
@@ -142,14 +151,19 @@ async function runRlvr(seed: number, start: string, work: string) {
   const run = new RunDir(join(work, `rlvr-${seed}`));
   const res = await train(config, { reporters: [jsonlReporter(run)], resume: false });
   const metrics = run.metrics();
-  return { out: join(res.runDir, "checkpoints"), reward: metrics.map((x) => x["reward/mean"]!), length: metrics.map((x) => x["length/mean"]!) };
+  return {
+    out: join(res.runDir, "checkpoints"),
+    reward: metrics.map((x) => x["reward/mean"]!),
+    length: metrics.map((x) => x["length/mean"]!),
+  };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 async function main(): Promise<void> {
   if (!haveTrl()) {
-    console.log(`bench:trl:learn skipped: no Python environment with trl at ${PY} (create .venv with torch, transformers, trl)`);
+    console.log(`bench:trl:learn skipped: no Python environment with trl at ${PY} ` +
+      "(create .venv with torch, transformers, trl)");
     console.log(benchLine(BENCH, "trl_learn.skipped", 1, "bool"));
     return;
   }
@@ -157,12 +171,14 @@ async function main(): Promise<void> {
   const task = getTask(S.task.name, S.task.options);
   const start = await sftStart(task);
   const heldOut = heldOutExamples(task, "final", S.task.evalExamples);
-  const startEval = await (async () => { const l = loadModel(start.dir); return greedyEval(l.model, l.tokenizer, task, heldOut); })();
-  console.log(`start: ${start.steps} SFT steps; greedy pass@1 ${startEval.pass.toFixed(3)} on ${heldOut.length} held-out questions (final half)`);
-  console.log(benchLine(BENCH, "trl_learn.start_pass@1", startEval.pass, "pass@1"));
+  const startModel = loadModel(start.dir);
+  const startPass = await greedyPass(startModel.model, startModel.tokenizer, task, heldOut);
+  console.log(`start: ${start.steps} SFT steps; greedy pass@1 ${startPass.toFixed(3)} on ${heldOut.length} held-out ` +
+    "questions (final half)");
+  console.log(benchLine(BENCH, "trl_learn.start_pass@1", startPass, "pass@1"));
   if (start.tunePass < S.sft.targetPass) {
-    console.log(`warning: the start stopped at sft.maxSteps ${S.sft.maxSteps} with tune pass@1 ${start.tunePass.toFixed(3)}, ` +
-      `below the target ${S.sft.targetPass}${SMOKE ? " (expected in smoke mode)" : ""}`);
+    console.log(`warning: the start stopped at sft.maxSteps ${S.sft.maxSteps} with tune pass@1 ` +
+      `${start.tunePass.toFixed(3)}, below the target ${S.sft.targetPass}${SMOKE ? " (expected in smoke mode)" : ""}`);
   }
   const prompts = task.generate("train", S.task.trainExamples, 0).map((e) => e.prompt);
   const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-"));
@@ -171,26 +187,31 @@ async function main(): Promise<void> {
     for (const seed of seeds) {
       const trl = await runTrl(seed, start.dir, work, prompts);
       const ours = await runRlvr(seed, start.dir, work);
-      const trlCurve = await curveOf(task, heldOut, startEval.pass, (s) => join(trl.out, `step-${s}`));
-      const rlvrCurve = await curveOf(task, heldOut, startEval.pass, (s) => join(ours.out, `step-${s}`));
+      const trlCurve = await curveOf(task, heldOut, startPass, (s) => join(trl.out, `step-${s}`));
+      const rlvrCurve = await curveOf(task, heldOut, startPass, (s) => join(ours.out, `step-${s}`));
       rows.push({ seed, rlvr: rlvrCurve, trl: trlCurve });
       const [r, t] = [slopePerStep(rlvrCurve), slopePerStep(trlCurve)];
-      console.log(JSON.stringify({ ...JSON.parse(benchLine(BENCH, "trl_learn.gain_per_step", r, "pass@1/step", { name: "trl GRPOTrainer (CPU)", value: t })),
-        seed, curve: rlvrCurve, peerCurve: trlCurve }));
-      console.log(`seed ${seed}: held-out greedy pass@1  rlvr ${formatCurve(rlvrCurve)}  |  TRL ${formatCurve(trlCurve)}`);
-      console.log(`  gain/step rlvr ${r.toFixed(5)} TRL ${t.toFixed(5)}; total gain rlvr ${totalGain(rlvrCurve).toFixed(3)} ` +
-        `TRL ${totalGain(trlCurve).toFixed(3)}; train reward mean rlvr ${mean(ours.reward).toFixed(3)} TRL ${mean(trl.reward).toFixed(3)}; ` +
-        `completion length mean rlvr ${mean(ours.length).toFixed(2)} TRL ${mean(trl.length).toFixed(2)} tokens`);
+      const line = JSON.parse(benchLine(BENCH, "trl_learn.gain_per_step", r, "pass@1/step", { name: PEER, value: t }));
+      console.log(JSON.stringify({ ...line, seed, curve: rlvrCurve, peerCurve: trlCurve }));
+      console.log(`seed ${seed}: held-out greedy pass@1  rlvr ${formatCurve(rlvrCurve)}  |  ` +
+        `TRL ${formatCurve(trlCurve)}`);
+      console.log(`  gain/step rlvr ${r.toFixed(5)} TRL ${t.toFixed(5)}; ` +
+        `total gain rlvr ${totalGain(rlvrCurve).toFixed(3)} TRL ${totalGain(trlCurve).toFixed(3)}; ` +
+        `train reward mean rlvr ${mean(ours.reward).toFixed(3)} ` +
+        `TRL ${mean(trl.reward).toFixed(3)}; completion length mean rlvr ${mean(ours.length).toFixed(2)} ` +
+        `TRL ${mean(trl.length).toFixed(2)} tokens`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   const v = learningParity(rows.map((x) => slopePerStep(x.rlvr)), rows.map((x) => slopePerStep(x.trl)));
-  console.log(benchLine(BENCH, "trl_learn.mean_gain_per_step", v.rlvr.mean, "pass@1/step", { name: "trl GRPOTrainer (CPU)", value: v.trl.mean }));
+  const peer = { name: PEER, value: v.trl.mean };
+  console.log(benchLine(BENCH, "trl_learn.mean_gain_per_step", v.rlvr.mean, "pass@1/step", peer));
   console.log(benchLine(BENCH, "trl_learn.pass", v.pass ? 1 : 0, "bool"));
   console.log(`${v.verdict}: rlvr gains ${v.rlvr.mean.toFixed(5)} ± ${v.rlvr.std.toFixed(5)} pass@1/step, TRL ` +
-    `${v.trl.mean.toFixed(5)} ± ${v.trl.std.toFixed(5)} over seeds ${seeds.join(",")}; margin ${v.margin.toFixed(5)}, ` +
-    `spread ${v.spread.toFixed(5)} (PASS needs margin >= -spread and TRL's mean > 0)${SMOKE ? " [smoke: figures mean nothing]" : ""}`);
+    `${v.trl.mean.toFixed(5)} ± ${v.trl.std.toFixed(5)} over seeds ${seeds.join(",")}; ` +
+    `margin ${v.margin.toFixed(5)}, spread ${v.spread.toFixed(5)} (PASS needs margin >= -spread and TRL's mean > 0)` +
+    (SMOKE ? " [smoke: figures mean nothing]" : ""));
   console.log(`settings: ${JSON.stringify(S.rl)}; TRL options ${JSON.stringify(TRL_OPTIONS)}`);
 }
 

@@ -24,7 +24,9 @@ export function cutAtStop(text: string, stop: readonly string[]): string {
 /** Scores one batch: each completion against the train example with that prompt. */
 export async function scoreBatch(task: Task, byPrompt: ReadonlyMap<string, Example>, prompts: readonly string[],
   completions: readonly string[]): Promise<(number | null)[]> {
-  if (prompts.length !== completions.length) throw new Error(`score worker: ${prompts.length} prompts, ${completions.length} completions`);
+  if (prompts.length !== completions.length) {
+    throw new Error(`score worker: ${prompts.length} prompts, ${completions.length} completions`);
+  }
   return Promise.all(prompts.map(async (p, i) => {
     const ex = byPrompt.get(p);
     if (!ex) throw new Error(`score worker: prompt ${JSON.stringify(p)} is not a train prompt of ${task.name}`);
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
   for await (const line of createInterface({ input: process.stdin })) {
     if (line.trim() === "") continue;
     const req = JSON.parse(line) as { prompts: string[]; completions: string[] };
-    process.stdout.write(JSON.stringify({ rewards: await scoreBatch(task, byPrompt, req.prompts, req.completions) }) + "\n");
+    const rewards = await scoreBatch(task, byPrompt, req.prompts, req.completions);
+    process.stdout.write(JSON.stringify({ rewards }) + "\n");
   }
 }
 

@@ -44,7 +44,8 @@ export interface LlamaShape {
  */
 export function writeLlama(dir: string, shape: LlamaShape, seed: number): void {
   const { tokenizer } = loadModel(FIXTURE); // its tokenizer, with the eos and pad ids of its config.json
-  const config = parseTransformerConfig({ arch: "llama", vocabSize: 300, tieEmbeddings: false, normEps: 1e-6, ...shape });
+  const config = parseTransformerConfig({ arch: "llama", vocabSize: 300, tieEmbeddings: false, normEps: 1e-6,
+    ...shape });
   saveModel(dir, new Transformer(config, new Rng(seed).split("init")), tokenizer);
 }
 
@@ -57,7 +58,10 @@ export function runPython(script: string, settingsPath: string): Promise<string>
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     child.stderr.on("data", (b: Buffer) => (err = (err + b.toString()).slice(-8000)));
     child.on("error", fail);
-    child.on("close", (code) => (code === 0 ? ok(out) : fail(new Error(`${script} exited with ${code}:\n${err.slice(-4000)}`))));
+    child.on("close", (code) => {
+      if (code === 0) ok(out);
+      else fail(new Error(`${script} exited with ${code}:\n${err.slice(-4000)}`));
+    });
   });
 }
 
@@ -83,7 +87,9 @@ export function steadyStepsPerSecond(ends: readonly number[], excluded: readonly
   if (ends.length < 2) throw new Error(`steadyStepsPerSecond: need at least 2 step ends, got ${ends.length}`);
   const left = excluded.slice(1, ends.length).reduce((a, b) => a + b, 0);
   const seconds = ends[ends.length - 1]! - ends[0]! - left;
-  if (!(seconds > 0)) throw new Error(`steadyStepsPerSecond: the window has ${seconds} s once exclusions are taken out`);
+  if (!(seconds > 0)) {
+    throw new Error(`steadyStepsPerSecond: the window has ${seconds} s once exclusions are taken out`);
+  }
   return (ends.length - 1) / seconds;
 }
 

@@ -1,14 +1,22 @@
 /**
- * `npm run bench:trl`: the same tiny Llama-shaped model (test/fixtures/parity/llama, one safetensors file) trained on
- * the same task twice, once with TRL's GRPOTrainer (bench/peers/trl_grpo.py, CPU) and once with rlvr, with identical
- * G, prompts per step, learning rate, β, max new tokens, loss mode (seq-mean-token-mean, TRL "grpo") and steps.
- * Prints `trl.steps_per_s_ratio` (rlvr / TRL; target ≥ 3) and both reward curves, and the TRL option names it set
- * beside the rlvr settings they map to (`fromTrlGrpo`). Skips with a message when the local Python environment with
- * trl is absent (`.venv/bin/python`, or the interpreter named by BENCH_TRL_PYTHON).
+ * `npm run bench:trl`: the same Llama-shaped model trained on the same task twice, once with TRL's GRPOTrainer
+ * (bench/peers/trl_grpo.py, CPU) and once with rlvr, with identical G, prompts per step, learning rate, β, max new
+ * tokens, loss mode (seq-mean-token-mean, TRL "grpo") and steps, at two shapes:
+ * - `tiny`: the 2-layer parity fixture (test/fixtures/parity/llama), G 4 × 4 prompts × 16 new tokens: mostly
+ *   per-step overhead;
+ * - `llama4x256`: a 4-layer, hidden-256 Llama with random weights (written at bench time to a temp folder by rlvr's
+ *   saveModel, with the fixture's BPE tokenizer, so both sides load the same safetensors), G 8 × 4 prompts × 32 new
+ *   tokens: a size where compute matters.
+ * Both sides are timed over the same window: wall clock between step ends, from the end of step 1 to the end of the
+ * last step, with evaluation, checkpoints and logging left out on both. Prints, per shape, `trl.<shape>.steps_per_s`
+ * with TRL as the peer (ratio rlvr / TRL; target ≥ 3), the mean completion length of each side (rlvr's length/mean,
+ * TRL's completions/mean_length: a side that stops earlier does less work), both reward curves, and the TRL option
+ * names it set beside the rlvr settings they map to (`fromTrlGrpo`). Skips with a message when the local Python
+ * environment with trl is absent (`.venv/bin/python`, or the interpreter named by BENCH_TRL_PYTHON).
+ * BENCH_TRL_STEPS sets the steps (default 20); BENCH_TRL_SHAPES picks shapes (default `tiny,llama4x256`).
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.js";
 import { getTask } from "../src/tasks/index.js";
@@ -16,33 +24,52 @@ import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
 import { RunDir } from "../src/trainer/run-dir.js";
 import { jsonlReporter } from "../src/trainer/reporters.js";
+import { benchLine } from "./harness/index.js";
+import {
+  FIXTURE, haveTrl, jsonLines, PY, ROOT, runPython, stepClock, steadyStepsPerSecond, writeLlama, type LlamaShape,
+} from "./trl-shared.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const PY = process.env.BENCH_TRL_PYTHON ?? join(ROOT, ".venv", "bin", "python");
-const MODEL = join(ROOT, "test", "fixtures", "parity", "llama");
-const S = { G: 4, promptsPerStep: 4, lr: 1e-3, beta: 0.04, maxNewTokens: 16, steps: Number(process.env.BENCH_TRL_STEPS ?? 20), seed: 0 };
+/** One timed configuration: the model (the fixture, or a random Llama of `shape`) and the batch. */
+interface Shape {
+  name: string;
+  shape: LlamaShape | null;
+  G: number;
+  promptsPerStep: number;
+  maxNewTokens: number;
+}
+const SHAPES: Shape[] = [
+  { name: "tiny", shape: null, G: 4, promptsPerStep: 4, maxNewTokens: 16 },
+  {
+    name: "llama4x256", shape: { dModel: 256, nLayers: 4, nHeads: 8, nKvHeads: 4, dFf: 688, maxSeqLen: 128 },
+    G: 8, promptsPerStep: 4, maxNewTokens: 32,
+  },
+];
+const S = { lr: 1e-3, beta: 0.04, steps: Number(process.env.BENCH_TRL_STEPS ?? 20), seed: 0 };
 
 /**
  * The GRPOConfig fields the TRL side sets, by TRL's names. `use_bias_correction_kl` is off because rlvr's grpo preset
  * uses the plain KL term (TRL 1.13's default multiplies it by the ratio; docs/algorithms.md, "TRL and verl option
  * mapping"); at num_iterations 1 the clip ε never binds.
  */
-const TRL_OPTIONS: Required<Pick<TrlGrpoOptions, "loss_type" | "scale_rewards" | "importance_sampling_level" | "beta" |
-  "use_bias_correction_kl" | "epsilon" | "num_iterations" | "max_completion_length">> = {
-  loss_type: "grpo",
-  scale_rewards: "group",
-  importance_sampling_level: "token",
-  beta: S.beta,
-  use_bias_correction_kl: false,
-  epsilon: 0.2,
-  num_iterations: 1,
-  max_completion_length: S.maxNewTokens,
-};
+type TimedOptions = Required<Pick<TrlGrpoOptions, "loss_type" | "scale_rewards" | "importance_sampling_level" | "beta" |
+  "use_bias_correction_kl" | "epsilon" | "num_iterations" | "max_completion_length">>;
+function trlOptions(maxNewTokens: number): TimedOptions {
+  return {
+    loss_type: "grpo",
+    scale_rewards: "group",
+    importance_sampling_level: "token",
+    beta: S.beta,
+    use_bias_correction_kl: false,
+    epsilon: 0.2,
+    num_iterations: 1,
+    max_completion_length: maxNewTokens,
+  };
+}
 
 /** One line per TRL option: its value and the rlvr setting it maps to. */
-function printOptions(): void {
-  const m = fromTrlGrpo(TRL_OPTIONS);
-  const rlvr: Record<keyof typeof TRL_OPTIONS, string> = {
+function printOptions(options: TimedOptions): void {
+  const m = fromTrlGrpo(options);
+  const rlvr: Record<keyof TimedOptions, string> = {
     loss_type: `algorithm.loss.aggregation=${m.loss.aggregation}`,
     scale_rewards: `algorithm.advantage.type=${m.advantage.type} (σ per ${m.advantage.stdScope ?? "-"})`,
     importance_sampling_level: `algorithm.policy.ratio=${m.loss.ratio}`,
@@ -50,87 +77,106 @@ function printOptions(): void {
     use_bias_correction_kl: `algorithm.kl.importanceWeight=${m.loss.klImportanceWeight}`,
     epsilon: "algorithm.policy.clip none (ratio 1 at innerIterations 1)",
     num_iterations: `train.innerIterations=${m.innerIterations}`,
-    max_completion_length: `train.maxCompletionTokens=${S.maxNewTokens}`,
+    max_completion_length: `train.maxCompletionTokens=${options.max_completion_length}`,
   };
-  for (const [k, v] of Object.entries(TRL_OPTIONS)) {
+  for (const [k, v] of Object.entries(options)) {
     console.log(`  TRL ${k}=${JSON.stringify(v)}  ->  rlvr ${rlvr[k as keyof typeof rlvr]}`);
   }
-  const count = Object.keys(TRL_OPTIONS).length;
+  const count = Object.keys(options).length;
   console.log(JSON.stringify({ bench: "trl", metric: "trl.options", value: count, unit: "options",
-    trl: TRL_OPTIONS, rlvr }));
+    trl: options, rlvr }));
 }
 
-function line(metric: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
-  console.log(JSON.stringify({ bench: "trl", metric, value, unit, ...extra }));
-}
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
-async function main(): Promise<void> {
-  const probe = existsSync(PY) ? spawnSync(PY, ["-c", "import trl, torch, transformers"], { encoding: "utf8" }) : null;
-  if (!probe || probe.status !== 0) {
-    console.log(`bench:trl skipped: no Python environment with trl at ${PY} (create .venv with torch, transformers, trl to run it)`);
-    console.log(JSON.stringify({ bench: "trl", metric: "trl.skipped", value: 1, unit: "bool" }));
-    return;
-  }
-  const task = getTask("addition", { minDigits: 1, maxDigits: 1 });
-  const prompts = task.generate("train", 512, 0);
-  const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-"));
+/** Runs both sides at one shape and prints its lines. */
+async function runShape(sh: Shape, work: string, prompts: { prompt: string; answer: string }[]): Promise<void> {
+  const modelDir = sh.shape ? join(work, `${sh.name}-model`) : FIXTURE;
+  if (sh.shape) writeLlama(modelDir, sh.shape, S.seed);
+  const options = trlOptions(sh.maxNewTokens);
 
   // ---- TRL
   const settings = {
-    model_dir: MODEL, out_dir: join(work, "trl"), seed: S.seed, steps: S.steps, lr: S.lr, beta: S.beta, G: S.G,
-    prompts_per_step: S.promptsPerStep, max_new_tokens: S.maxNewTokens, loss_type: "grpo", threads: 2,
-    trl_options: TRL_OPTIONS,
-    prompts: prompts.map((e) => ({ prompt: e.prompt, answer: (e.gold as { answer: string }).answer })),
+    model_dir: modelDir, out_dir: join(work, `${sh.name}-trl`), seed: S.seed, steps: S.steps, lr: S.lr, beta: S.beta,
+    G: sh.G, prompts_per_step: sh.promptsPerStep, max_new_tokens: sh.maxNewTokens, loss_type: "grpo", threads: 2,
+    trl_options: options, prompts,
   };
-  writeFileSync(join(work, "settings.json"), JSON.stringify(settings));
-  const py = spawnSync(PY, [join(ROOT, "bench", "peers", "trl_grpo.py"), join(work, "settings.json")], { encoding: "utf8", maxBuffer: 1 << 26 });
-  if (py.status !== 0) throw new Error(`TRL run failed:\n${py.stderr.slice(-4000)}`);
-  const trlLines = py.stdout.split("\n").flatMap((l) => {
-    try {
-      const j = JSON.parse(l) as Record<string, number>;
-      return typeof j === "object" && j !== null && ("steps_per_s" in j || "reward" in j) ? [j] : [];
-    } catch {
-      return []; // TRL's own log lines
-    }
-  });
-  const trlCurve = trlLines.filter((l) => l.step !== undefined).map((l) => l.reward!);
-  // Steady state: from the end of step 1 to the end of the last step (TRL's first step includes its warm-up).
-  const trlSteps = trlLines.filter((l) => l.step !== undefined);
-  const trlRate = trlSteps.length >= 2
-    ? (trlSteps.length - 1) / (trlSteps[trlSteps.length - 1]!.time! - trlSteps[0]!.time!)
-    : trlLines.find((l) => l.steps_per_s !== undefined)!.steps_per_s!;
+  const settingsPath = join(work, `${sh.name}-settings.json`);
+  writeFileSync(settingsPath, JSON.stringify(settings));
+  const trlSteps = jsonLines(await runPython(join(ROOT, "bench", "peers", "trl_grpo.py"), settingsPath), "step");
+  if (trlSteps.length < 2) {
+    throw new Error(`TRL printed ${trlSteps.length} step lines; need 2 or more (BENCH_TRL_STEPS >= 2)`);
+  }
+  const trlRate = steadyStepsPerSecond(trlSteps.map((l) => l.time!));
+  const trlCurve = trlSteps.map((l) => l.reward!);
+  const trlLength = mean(trlSteps.map((l) => l.length!));
 
   // ---- rlvr, same settings (grpo preset = TRL loss_type "grpo": z-score, seq-mean-token-mean, k3 KL)
   const config = resolveConfig({
-    name: "trl-parity", outDir: work, seed: S.seed, preset: "grpo",
-    model: { type: "checkpoint", path: MODEL },
+    name: `${sh.name}-rlvr`, outDir: work, seed: S.seed, preset: "grpo",
+    model: { type: "checkpoint", path: modelDir },
     task: { name: "addition", options: { minDigits: 1, maxDigits: 1 }, trainExamples: 512, testExamples: 16 },
     algorithm: { kl: { beta: S.beta } },
-    train: { steps: S.steps, promptsPerStep: S.promptsPerStep, groupSize: S.G, maxCompletionTokens: S.maxNewTokens, lr: S.lr, microBatchSize: S.G * S.promptsPerStep, maxGradNorm: 1 },
+    train: {
+      steps: S.steps, promptsPerStep: sh.promptsPerStep, groupSize: sh.G, maxCompletionTokens: sh.maxNewTokens,
+      lr: S.lr, microBatchSize: sh.G * sh.promptsPerStep, maxGradNorm: 1,
+    },
     eval: { every: 0, atStart: false, examples: 16 },
     checkpoint: { every: 0, keepBest: false },
     log: { sampleGroups: 0, progress: false },
   });
-  const run = new RunDir(join(work, "trl-parity"));
-  await train(config, { reporters: [jsonlReporter(run)], resume: false });
+  const run = new RunDir(join(work, `${sh.name}-rlvr`));
+  const clock = stepClock([jsonlReporter(run)]);
+  await train(config, { reporters: [clock.reporter], resume: false });
   const metrics = run.metrics();
+  // Evaluation (the trainer evaluates after the last step) and checkpoints (written at the last step) are left out.
+  const excluded = metrics.map((m) => (m["time/eval"] ?? 0) + (m["time/checkpoint"] ?? 0));
+  const ourRate = steadyStepsPerSecond(clock.ends, excluded);
   const ours = metrics.map((m) => m["reward/mean"]!);
-  const steady = metrics.slice(1); // the same steady-state window: steps 2..N, evaluation time excluded
-  const ourSeconds = steady.reduce((s, m) => s + m["time/step"]! - (m["time/eval"] ?? 0), 0);
-  const ourRate = steady.length / ourSeconds;
+  const ourLength = mean(metrics.map((m) => m["length/mean"]!));
 
   const ratio = ourRate / trlRate;
-  line("trl.rlvr_steps_per_s", ourRate, "steps/s");
-  line("trl.trl_steps_per_s", trlRate, "steps/s");
-  console.log(JSON.stringify({ bench: "trl", metric: "trl.steps_per_s_ratio", value: ratio, unit: "x", peer: "trl GRPOTrainer (CPU)", peerValue: trlRate, ratio }));
-  line("trl.reward_curve.rlvr", ours.reduce((a, b) => a + b, 0) / ours.length, "mean reward", { curve: ours.map((x) => +x.toFixed(4)) });
-  line("trl.reward_curve.trl", trlCurve.reduce((a, b) => a + b, 0) / Math.max(1, trlCurve.length), "mean reward", { curve: trlCurve.map((x) => +x.toFixed(4)) });
-  console.log(`rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ${ratio.toFixed(2)}x (target >= 3x); ` +
-    `settings G=${S.G} Q=${S.promptsPerStep} lr=${S.lr} beta=${S.beta} maxNew=${S.maxNewTokens} steps=${S.steps}, loss grpo`);
-  printOptions();
-  console.log(`reward rlvr: ${ours.map((x) => x.toFixed(2)).join(" ")}`);
-  console.log(`reward TRL:  ${trlCurve.map((x) => x.toFixed(2)).join(" ")}`);
-  rmSync(work, { recursive: true, force: true });
+  const peer = "trl GRPOTrainer (CPU)";
+  console.log(benchLine("trl", `trl.${sh.name}.steps_per_s`, ourRate, "steps/s", { name: peer, value: trlRate }));
+  const lengthPeer = { name: peer, value: trlLength };
+  console.log(benchLine("trl", `trl.${sh.name}.completion_length`, ourLength, "tokens", lengthPeer));
+  const rewards = JSON.parse(benchLine("trl", `trl.${sh.name}.reward_curve`, mean(ours), "mean reward",
+    { name: peer, value: mean(trlCurve) }));
+  const round = (xs: number[]) => xs.map((x) => +x.toFixed(4));
+  console.log(JSON.stringify({ ...rewards, curve: round(ours), peerCurve: round(trlCurve) }));
+  console.log(`[${sh.name}] rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ` +
+    `${ratio.toFixed(2)}x (target >= 3x); ` +
+    `mean completion length rlvr ${ourLength.toFixed(1)} TRL ${trlLength.toFixed(1)} tokens; settings G=${sh.G} ` +
+    `Q=${sh.promptsPerStep} maxNew=${sh.maxNewTokens} ` +
+    `model=${sh.shape ? JSON.stringify(sh.shape) : "parity fixture"} ` +
+    `lr=${S.lr} beta=${S.beta} steps=${S.steps}, loss grpo; window: end of step 1 to end of step ${S.steps}`);
+  printOptions(options);
+  console.log(`  reward rlvr: ${ours.map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(`  reward TRL:  ${trlCurve.map((x) => x.toFixed(2)).join(" ")}`);
+}
+
+async function main(): Promise<void> {
+  if (!haveTrl()) {
+    console.log(`bench:trl skipped: no Python environment with trl at ${PY} ` +
+      "(create .venv with torch, transformers, trl to run it)");
+    console.log(JSON.stringify({ bench: "trl", metric: "trl.skipped", value: 1, unit: "bool" }));
+    return;
+  }
+  const wanted = (process.env.BENCH_TRL_SHAPES ?? SHAPES.map((s) => s.name).join(",")).split(",").map((x) => x.trim());
+  const unknown = wanted.filter((w) => !SHAPES.some((s) => s.name === w));
+  if (unknown.length > 0) {
+    const allowed = SHAPES.map((s) => s.name).join(", ");
+    throw new Error(`BENCH_TRL_SHAPES: unknown ${unknown.join(", ")}; allowed: ${allowed}`);
+  }
+  const task = getTask("addition", { minDigits: 1, maxDigits: 1 });
+  const prompts = task.generate("train", 512, 0)
+    .map((e) => ({ prompt: e.prompt, answer: (e.gold as { answer: string }).answer }));
+  const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-"));
+  try {
+    for (const sh of SHAPES.filter((s) => wanted.includes(s.name))) await runShape(sh, work, prompts);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 await main();

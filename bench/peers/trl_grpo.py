@@ -2,7 +2,11 @@
 
 Trains the tiny Llama fixture (test/fixtures/parity/llama, the same safetensors rlvr loads) with TRL's GRPOTrainer on
 the same prompts, G, prompts per step, learning rate, beta, max new tokens, loss type and steps, on CPU, and prints one
-JSON line per step {"step", "reward", "time"} plus a final {"steps_per_s"}. `trl_options` in the settings (GRPOConfig
+JSON line per step {"step", "reward", "length", "time"} plus a final {"steps_per_s"}. `model_dir` may name another
+checkpoint written by rlvr's saveModel (bench:trl's larger shape). "time" is the wall clock at the end of the step
+(TRL's on_step_end) since training began, less the time spent in the trainer's `log` (metric averaging, callbacks,
+printing), so the steady-state window bench/trl.ts takes between step ends excludes logging; no evaluation or
+checkpoint runs. "length" is TRL's completions/mean_length. `trl_options` in the settings (GRPOConfig
 fields by TRL's names, which bench/trl.ts prints beside the rlvr settings) override the fields below. The reward mirrors the built-in maths tasks:
 1 for the right boxed answer inside a single <answer> block, plus 0.2 for that format.
 """
@@ -28,16 +32,33 @@ def reward_fn(completions, answer, **_):
     return out
 
 
+class TimedGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer that adds up the seconds spent in `log`, so the step timing can leave logging out."""
+
+    log_seconds = 0.0
+
+    def log(self, logs, *a, **kw):
+        t = time.perf_counter()
+        super().log(logs, *a, **kw)
+        self.log_seconds += time.perf_counter() - t
+
+
 class StepLog(TrainerCallback):
     def __init__(self):
         self.t0 = None
+        self.trainer = None
+        self.step_end = None
 
     def on_train_begin(self, args, state, control, **kw):
         self.t0 = time.perf_counter()
 
+    def on_step_end(self, args, state, control, **kw):
+        self.step_end = time.perf_counter() - self.t0 - self.trainer.log_seconds
+
     def on_log(self, args, state, control, logs=None, **kw):
         if logs and "reward" in logs:
-            print(json.dumps({"step": state.global_step, "reward": logs["reward"], "time": time.perf_counter() - self.t0}), flush=True)
+            print(json.dumps({"step": state.global_step, "reward": logs["reward"],
+                              "length": logs.get("completions/mean_length"), "time": self.step_end}), flush=True)
 
 
 def main():
@@ -78,7 +99,10 @@ def main():
         disable_dropout=True,
         dataloader_num_workers=0,
     ), **s.get("trl_options", {})})
-    trainer = GRPOTrainer(model=model, reward_funcs=reward_fn, args=args, train_dataset=ds, processing_class=tok, callbacks=[StepLog()])
+    step_log = StepLog()
+    trainer = TimedGRPOTrainer(model=model, reward_funcs=reward_fn, args=args, train_dataset=ds, processing_class=tok,
+                               callbacks=[step_log])
+    step_log.trainer = trainer
     t0 = time.perf_counter()
     trainer.train()
     dt = time.perf_counter() - t0

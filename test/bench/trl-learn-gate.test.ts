@@ -15,7 +15,8 @@ describe("slopePerStep", () => {
   it("fits a line by least squares (hand-computed)", () => {
     // steps 0, 10, 20; pass 0.2, 0.3, 0.6: mean step 10, mean pass 0.3667; Sxy = (-10)(-0.1667) + 0 + 10(0.2333) = 4
     // Sxx = 200, slope = 0.02 per step.
-    expect(slopePerStep([{ step: 0, pass: 0.2 }, { step: 10, pass: 0.3 }, { step: 20, pass: 0.6 }])).toBeCloseTo(0.02, 12);
+    const curve = [{ step: 0, pass: 0.2 }, { step: 10, pass: 0.3 }, { step: 20, pass: 0.6 }];
+    expect(slopePerStep(curve)).toBeCloseTo(0.02, 12);
   });
 
   it("is exact on a line and ignores the order of points", () => {
