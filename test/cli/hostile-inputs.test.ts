@@ -133,6 +133,15 @@ describe("hostile checkpoint folders (rlvr eval)", () => {
     expect(idx.length).toBeGreaterThanOrEqual(prefix === "st" ? 2 : 5);
     expectRlvrErrors(idx.map((i) => run.reports[i]!), idx.map((i) => cases[i]![2]));
   });
+  it("a run folder whose config.json is garbage or not a run config is an rlvr: error naming it", () => {
+    const runs = ["{ nope", "null", "{}"].map((text, i) => {
+      const d = join(dir, `run-${i}`);
+      mkdirSync(join(d, "checkpoints"), { recursive: true });
+      writeFileSync(join(d, "config.json"), text);
+      return ["eval", d];
+    });
+    expectRlvrErrors(runMany(runs).reports, [/config\.json: not valid JSON/, /config\.json: not a run config/, /config\.json: not a run config: model/]);
+  });
   it("as the rlvr command itself: exit status 1 and no stack trace", () => {
     const r = rlvr(...evalArgs(join(dir, "tok-bad-vocab")));
     expect(r.status).toBe(1);
