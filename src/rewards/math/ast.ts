@@ -88,10 +88,16 @@ export const req = (a: Rational, b: Rational): boolean => a.n === b.n && a.d ===
 /** True when the value is an integer. */
 export const risInt = (a: Rational): boolean => a.d === ONE;
 
-/** Bit length of |x|, cheap enough for the power bound. */
+/** Bit length of |x| rounded up to whole hex digits (4 bits), cheap enough for the power bound and the meter. */
 export function bitLength(x: bigint): number {
   if (x < ZERO) x = -x;
-  return x === ZERO ? 0 : x.toString(16).length * 4;
+  if (x === ZERO) return 0;
+  if (x > SAFE) return x.toString(16).length * 4;
+  // Below 2^53: count bits without building a string.
+  const n = Number(x);
+  const hi = Math.floor(n / 4_294_967_296);
+  const bits = hi > 0 ? 64 - Math.clz32(hi) : 32 - Math.clz32(n);
+  return Math.ceil(bits / 4) * 4;
 }
 
 /** Largest exact result we compute: about 10,000 decimal digits (D-M10). */
