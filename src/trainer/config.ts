@@ -1,14 +1,16 @@
 /**
  * The training config: one zod schema per component, composed into `TrainConfig`. The `algorithm` section is
  * src/algorithms/schema.ts (that layer owns each algorithm option once); the rest is defined here, each field with
- * its default and a `.describe()` (the CLI help and docs/training.md come from these). Choices that carry their own fields are `discriminatedUnion("type", ...)`.
+ * its default and a `.describe()` (the CLI help and docs/training.md come from these). Choices that carry their
+ * own fields are `discriminatedUnion("type", ...)`.
  * Objects are strict: an unknown field is an error naming it, so a typo never silently falls back to a default.
  *
  * Cross-field rules (spec §2.2, §2.1, §8.1, §1.7) live in `checkConfig` below, each error naming its field.
  */
 import { z } from "zod";
 import {
-  AdvantageSchema, AlgorithmSchema, ClipSchema, KlSchema, LossSchema, NullsSchema, OverlongSchema, PolicySchema, ZeroStdSchema,
+  AdvantageSchema, AlgorithmSchema, ClipSchema, KlSchema, LossSchema, NullsSchema, OverlongSchema, PolicySchema,
+  ZeroStdSchema,
 } from "../algorithms/schema.js";
 import { PRESETS } from "../algorithms/presets.js";
 import { lossOptionsOf } from "../algorithms/build.js";
@@ -24,7 +26,9 @@ export const ModelSchema = z.discriminatedUnion("type", [
   }),
   z.strictObject({
     type: z.literal("new"),
-    arch: z.enum(["gpt2", "llama"]).default("gpt2").describe("gpt2: learned positions, LayerNorm, GELU; llama: RoPE, RMSNorm, SwiGLU"),
+    arch: z.enum(["gpt2", "llama"])
+      .default("gpt2")
+      .describe("gpt2: learned positions, LayerNorm, GELU; llama: RoPE, RMSNorm, SwiGLU"),
     dModel: z.number().int().positive().default(128).describe("hidden width"),
     nLayers: z.number().int().positive().default(4).describe("transformer blocks"),
     nHeads: z.number().int().positive().default(4).describe("attention heads"),
@@ -38,7 +42,9 @@ export const ModelSchema = z.discriminatedUnion("type", [
 /** The task to train and evaluate on (a name in the task registry). */
 export const TaskSchema = z.strictObject({
   name: z.string().min(1).describe("task registry name (see `rlvr tasks`)"),
-  options: z.record(z.string(), z.unknown()).default({}).describe("the task's difficulty options (validated by the task's schema)"),
+  options: z.record(z.string(), z.unknown())
+    .default({})
+    .describe("the task's difficulty options (validated by the task's schema)"),
   trainExamples: z.number().int().positive().default(5000).describe("size of the generated train split"),
   testExamples: z.number().int().positive().default(200).describe("size of the generated held-out split"),
   seed: z.number().int().nonnegative().default(0).describe("seed of the task generator (independent of the run seed)"),
@@ -49,15 +55,22 @@ export const SamplerSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("builtin"),
     temperature: z.number().positive().default(1).describe("T; every log-prob is log_softmax(logits / T) (spec §0)"),
-    topK: z.number().int().nonnegative().default(0).describe("0 = off; > 0 makes sampled and trained distributions differ (warning)"),
-    topP: z.number().gt(0).lte(1).default(1).describe("1 = off; < 1 makes sampled and trained distributions differ (warning)"),
+    topK: z.number().int().nonnegative()
+      .default(0)
+      .describe("0 = off; > 0 makes sampled and trained distributions differ (warning)"),
+    topP: z.number().gt(0).lte(1)
+      .default(1)
+      .describe("1 = off; < 1 makes sampled and trained distributions differ (warning)"),
   }),
 ]);
 
 // ------------------------------------------------------------------------------------------ algorithm (spec §1-8)
 
 // The algorithm section is owned by src/algorithms (schema, defaults, presets and the functions that apply them).
-export { AdvantageSchema, ClipSchema, PolicySchema, KlSchema, LossSchema, ZeroStdSchema, NullsSchema, OverlongSchema, AlgorithmSchema };
+export {
+  AdvantageSchema, ClipSchema, PolicySchema, KlSchema, LossSchema, ZeroStdSchema, NullsSchema, OverlongSchema,
+  AlgorithmSchema,
+};
 
 // ------------------------------------------------------------------------------------------ optimisation and loop
 
@@ -91,7 +104,9 @@ export const TrainSchema = z.strictObject({
   maxCompletionTokens: z.number().int().positive().default(64).describe("L_max: token budget of a completion"),
   innerIterations: z.number().int().positive().default(1).describe("μ: passes over each rollout batch (§5)"),
   miniBatches: z.number().int().positive().default(1).describe("M: optimizer steps per pass (§5)"),
-  microBatchSize: z.number().int().positive().default(16).describe("sequences per forward/backward; gradients accumulate"),
+  microBatchSize: z.number().int().positive()
+    .default(16)
+    .describe("sequences per forward/backward; gradients accumulate"),
   lr: z.number().positive().default(1e-4).describe("peak learning rate"),
   maxGradNorm: z.number().positive().nullable().default(1).describe("global gradient-norm clip; null = off"),
   optimizer: OptimizerSchema.prefault({ type: "adamw" }),
@@ -111,13 +126,17 @@ export const EvalSchema = z.strictObject({
   every: z.number().int().nonnegative().default(10).describe("evaluate every N steps (0 = only at start and end)"),
   examples: z.number().int().positive().default(100).describe("held-out questions per evaluation"),
   temperature: z.number().nonnegative().default(0).describe("0 = greedy (n = 1, pass@1 only)"),
-  k: z.array(z.number().int().positive()).nonempty().default([1]).describe("pass@k values; n = max k samples per question"),
+  k: z.array(z.number().int().positive()).nonempty()
+    .default([1])
+    .describe("pass@k values; n = max k samples per question"),
   atStart: z.boolean().default(true).describe("evaluate the start model before step 1"),
 });
 
 /** Checkpointing (spec: DESIGN "Runs on disk"). */
 export const CheckpointSchema = z.strictObject({
-  every: z.number().int().nonnegative().default(50).describe("write checkpoints/step-N every N steps (0 = only at the end)"),
+  every: z.number().int().nonnegative()
+    .default(50)
+    .describe("write checkpoints/step-N every N steps (0 = only at the end)"),
   keepLast: z.number().int().positive().default(2).describe("complete step checkpoints kept on disk"),
   keepBest: z.boolean().default(true).describe("keep checkpoints/best: the weights with the best held-out pass@1"),
 });
@@ -130,7 +149,9 @@ export const LogSchema = z.strictObject({
 
 /** A whole recipe after validation and defaults. */
 export const TrainConfigSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'").default("run").describe("run name: runs/<name>/"),
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'")
+    .default("run")
+    .describe("run name: runs/<name>/"),
   outDir: z.string().default("runs").describe("parent folder of run folders"),
   seed: z.number().int().nonnegative().default(0).describe("run seed: sampling, shuffles, init"),
   preset: z.enum(Object.keys(PRESETS) as [keyof typeof PRESETS, ...(keyof typeof PRESETS)[]]).optional()
@@ -168,29 +189,49 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   const a = c.algorithm;
   const offPolicy = c.train.innerIterations > 1 || c.train.miniBatches > 1;
   if (a.policy.clip.type === "none" && offPolicy) {
-    out.push({ path: "algorithm.policy.clip", message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: \"ppo\" } (§2.2)" });
+    out.push({
+      path: "algorithm.policy.clip",
+      message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: \"ppo\" } " +
+        "(§2.2)",
+    });
   }
   const clip = a.policy.clip;
   if (clip.type === "ppo" && clip.dualClip !== null && !(clip.dualClip > 1 + clip.epsHigh)) {
     out.push({ path: "algorithm.policy.clip.dualClip", message: `must be > 1 + epsHigh = ${1 + clip.epsHigh} (§2.2)` });
   }
   if (a.rewardAggregate === "normalizeThenSum" && a.advantage.type !== "zScore") {
-    out.push({ path: "algorithm.rewardAggregate", message: "\"normalizeThenSum\" requires advantage.type \"zScore\" (§8.1)" });
+    out.push({
+      path: "algorithm.rewardAggregate",
+      message: "\"normalizeThenSum\" requires advantage.type \"zScore\" (§8.1)",
+    });
   }
   if (a.zeroStd.policy !== "keep" && !GROUP_ESTIMATORS.has(a.advantage.type)) {
-    out.push({ path: "algorithm.zeroStd.policy", message: `"${a.zeroStd.policy}" applies to group estimators only (zScore, meanOnly, rloo) (§1.7)` });
+    out.push({
+      path: "algorithm.zeroStd.policy",
+      message: `"${a.zeroStd.policy}" applies to group estimators only (zScore, meanOnly, rloo) (§1.7)`,
+    });
   }
   if (c.train.groupSize < 2 && GROUP_ESTIMATORS.has(a.advantage.type)) {
-    out.push({ path: "train.groupSize", message: `group estimator "${a.advantage.type}" needs groupSize ≥ 2 (G = 1 gives every advantage 0)` });
+    out.push({
+      path: "train.groupSize",
+      message: `group estimator "${a.advantage.type}" needs groupSize ≥ 2 (G = 1 gives every advantage 0)`,
+    });
   }
   if (c.train.miniBatches > c.train.promptsPerStep * c.train.groupSize) {
     out.push({ path: "train.miniBatches", message: "more mini-batches than sequences in a step" });
   }
   if (c.model.type === "new" && c.model.dModel % c.model.nHeads !== 0) {
-    out.push({ path: "model.nHeads", message: `dModel ${c.model.dModel} is not divisible by nHeads ${c.model.nHeads}` });
+    out.push({
+      path: "model.nHeads",
+      message: `dModel ${c.model.dModel} is not divisible by nHeads ${c.model.nHeads}`,
+    });
   }
   if (a.rewardAggregate === "normalizeThenSum" && a.kl.placement === "reward" && a.kl.beta > 0 && !a.kl.monitorOnly) {
-    out.push({ path: "algorithm.rewardAggregate", message: "\"normalizeThenSum\" z-scores each reward term; KL in the reward has no term to join: use kl.placement \"loss\"" });
+    out.push({
+      path: "algorithm.rewardAggregate",
+      message: "\"normalizeThenSum\" z-scores each reward term; KL in the reward has no term to join: " +
+        "use kl.placement \"loss\"",
+    });
   }
   return out;
 }
@@ -199,16 +240,20 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
 export function configWarnings(c: TrainConfig): string[] {
   const w: string[] = [];
   const kl = c.algorithm.kl;
-  if (kl.beta === 0 && !kl.monitorOnly && (kl.estimator !== "k3" || kl.placement !== "loss" || kl.sections !== null || kl.controller !== "fixed")) {
+  const klFieldsSet =
+    kl.estimator !== "k3" || kl.placement !== "loss" || kl.sections !== null || kl.controller !== "fixed";
+  if (kl.beta === 0 && !kl.monitorOnly && klFieldsSet) {
     w.push("algorithm.kl: KL fields are set but beta = 0, so no reference model is used");
   }
   if (kl.monitorOnly && kl.controller === "adaptive") {
-    w.push("algorithm.kl: monitorOnly puts no KL in the loss or reward, so the adaptive controller's β acts on nothing");
+    w.push("algorithm.kl: monitorOnly puts no KL in the loss or reward, so an adaptive β acts on nothing");
   }
   if (kl.beta > 0 && kl.placement === "loss" && kl.estimator === "k1") {
     w.push("algorithm.kl.estimator: k1 in the loss has zero expected gradient (§2.3); it suits placement \"reward\"");
   }
-  for (const msg of lossOptionWarnings(lossOptionsOf(c.algorithm, c.train.maxCompletionTokens))) w.push(`algorithm.policy.ratio: ${msg}`);
+  for (const msg of lossOptionWarnings(lossOptionsOf(c.algorithm, c.train.maxCompletionTokens))) {
+    w.push(`algorithm.policy.ratio: ${msg}`);
+  }
   if (c.sampler.topK > 0 || c.sampler.topP < 1) {
     w.push("sampler: topK/topP make the sampled distribution differ from the trained one (§5)");
   }
