@@ -1,7 +1,8 @@
 /**
  * Algorithm presets (algorithms spec §10): small compositions of the named pieces, exported as plain objects in the
  * shape of a recipe's `algorithm` section (plus the group size G where the source fixes it), so `AlgorithmSchema`
- * validates them and `preset:` in a recipe accepts exactly these names. Pieces are named by what they do; only presets are named after papers (STYLE.md).
+ * validates them and `preset:` in a recipe accepts exactly these names. Pieces are named by what they do; only
+ * presets are named after papers (STYLE.md).
  *
  * Not here: `exgrpo` (needs the replay buffer and its shaped ratio), `wd1` (needs a masked-diffusion LM) and
  * `openRs` (a reward-term mix, set in the task). Their pure pieces live in `off-policy.ts`.
@@ -40,7 +41,11 @@ export const meanOnlyAdvantage = { type: "meanOnly" } as const;
 /** Leave-one-out baseline. */
 export const rlooAdvantage = { type: "rloo" } as const;
 /** Batch whitening per token, γ = 1 (REINFORCE++). */
-export const batchNormAdvantage = { type: "batchNorm" as const, weighting: ADVANTAGE_DEFAULTS.weighting, gamma: ADVANTAGE_DEFAULTS.gamma };
+export const batchNormAdvantage = {
+  type: "batchNorm" as const,
+  weighting: ADVANTAGE_DEFAULTS.weighting,
+  gamma: ADVANTAGE_DEFAULTS.gamma,
+};
 /** Group mean, then batch whitening (REINFORCE++-baseline). */
 export const batchNormBaselineAdvantage = { ...batchNormAdvantage, type: "reinforcePlusPlusBaseline" as const };
 /** Token ratio without clipping (exact at μ = 1; the card's sketch). */
@@ -53,7 +58,8 @@ export const clipRatio = (epsLow = PPO_CLIP_DEFAULTS.epsLow, epsHigh = epsLow) =
 /** k3 KL in the loss. */
 export const klK3 = (beta: number) => ({ beta, estimator: "k3" as const, placement: "loss" as const });
 /** k1 KL subtracted from the reward. */
-export const klK1InReward = (beta: number, sections: string[] | null = null) => ({ beta, estimator: "k1" as const, placement: "reward" as const, sections });
+export const klK1InReward = (beta: number, sections: string[] | null = null) =>
+  ({ beta, estimator: "k1" as const, placement: "reward" as const, sections });
 /** No KL and no reference model. */
 export const noKl = { beta: 0, estimator: "k3", placement: "loss" } as const;
 /** Aggregation mode with no entropy bonus. */
@@ -89,11 +95,21 @@ export const PRESETS = {
     source: "DAPO arXiv 2503.14476 §3.1-3.4; verl DAPO recipe",
   },
   reinforcePlusPlus: {
-    algorithm: { advantage: batchNormAdvantage, policy: clipRatio(0.2), kl: klK1InReward(0.01), loss: aggregate("tokenMean") },
+    algorithm: {
+      advantage: batchNormAdvantage,
+      policy: clipRatio(0.2),
+      kl: klK1InReward(0.01),
+      loss: aggregate("tokenMean"),
+    },
     source: "REINFORCE++ arXiv 2501.03262; verl reinforce_plus_plus; OpenRLHF reinforce (init_kl_coef 0.01)",
   },
   reinforcePlusPlusBaseline: {
-    algorithm: { advantage: batchNormBaselineAdvantage, policy: clipRatio(0.2), kl: klK1InReward(0.01), loss: aggregate("tokenMean") },
+    algorithm: {
+      advantage: batchNormBaselineAdvantage,
+      policy: clipRatio(0.2),
+      kl: klK1InReward(0.01),
+      loss: aggregate("tokenMean"),
+    },
     source: "verl reinforce_plus_plus_baseline; OpenRLHF reinforce_baseline",
   },
   rloo: {
@@ -101,9 +117,15 @@ export const PRESETS = {
     source: "RLOO arXiv 2402.14740; verl rloo; TRL RLOOTrainer (β 0 as RLVR practice)",
   },
   sirl: {
-    algorithm: { advantage: batchNormAdvantage, policy: clipRatio(0.2, 0.3), kl: klK1InReward(0.0005, ["model", "python"]), loss: aggregate("tokenMean") },
+    algorithm: {
+      advantage: batchNormAdvantage,
+      policy: clipRatio(0.2, 0.3),
+      kl: klK1InReward(0.0005, ["model", "python"]),
+      loss: aggregate("tokenMean"),
+    },
     groupSize: 16,
-    source: "SIRL arXiv 2505.11792 eq. 4-5, §3.2; Cardinal-Operations/SIRL run_partialKL.sh (kl_coef 0.0005, rollout.n 16)",
+    source:
+      "SIRL arXiv 2505.11792 eq. 4-5, §3.2; Cardinal-Operations/SIRL run_partialKL.sh (kl_coef 0.0005, rollout.n 16)",
   },
 } satisfies Record<string, AlgorithmPreset>;
 
