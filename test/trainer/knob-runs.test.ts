@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
 import { getTask } from "../../src/tasks/index.js";
-import { buildAlgorithm, lossNormalizer } from "../../src/algorithms/index.js";
+import { PRESETS, buildAlgorithm, lossNormalizer } from "../../src/algorithms/index.js";
 import { resolveConfig } from "../../src/trainer/recipe.js";
 import { train, type TrainOptions } from "../../src/trainer/train.js";
 import { RunDir } from "../../src/trainer/run-dir.js";
@@ -36,10 +36,11 @@ const spreadRewards = (gs: RolloutGroup[]) =>
     }),
   );
 
-/** Per-step metrics of a 2-step run of a tiny model on addition with this algorithm section. */
-async function run(name: string, algorithm: object, opts: TrainOptions = {}): Promise<Record<string, number>[]> {
+/** Per-step metrics of a 2-step run of a tiny model on addition with this algorithm section (and preset). */
+type Metrics = Record<string, number>;
+async function run(name: string, algorithm: object, opts: TrainOptions = {}, preset?: string): Promise<Metrics[]> {
   const config = resolveConfig({
-    name, outDir: mkdtempSync(join(tmpdir(), "rlvr-knobs-")), seed: 7,
+    name, outDir: mkdtempSync(join(tmpdir(), "rlvr-knobs-")), seed: 7, ...(preset ? { preset } : {}),
     model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
     task: { name: "addition", options: { maxDigits: 1 }, trainExamples: 40, testExamples: 4 },
     algorithm,
@@ -73,6 +74,20 @@ describe("KL fields in a run", () => {
     // Step 1 samples from the reference (KL 0 up to rounding, err −0.2): β ← 0.1·(1 − 0.2·8/4).
     expect(adaptive[0]!["kl/beta"]).toBe(0.1);
     expect(adaptive[1]!["kl/beta"]).toBeCloseTo(0.1 * (1 - (0.2 * 8) / 4), 12);
+  });
+});
+
+describe("every preset trains through the loop", () => {
+  it.each(Object.keys(PRESETS))("%s", async (preset) => {
+    const m = await run(`preset-${preset}`, {}, {}, preset);
+    expect(m).toHaveLength(2);
+    for (const step of m) {
+      expect(Number.isFinite(step["loss/total"]), JSON.stringify(step)).toBe(true);
+      expect(Number.isFinite(step["grad/norm"])).toBe(true);
+    }
+    const p = PRESETS[preset as keyof typeof PRESETS].algorithm;
+    expect(m[0]!["kl/ref"] !== undefined).toBe(p.kl.beta > 0); // a reference exactly when β > 0
+    if ("zeroStd" in p) expect(m[0]!["dynamic/genBatches"]).toBeGreaterThanOrEqual(1);
   });
 });
 
