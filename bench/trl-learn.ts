@@ -11,7 +11,7 @@
  * (least-squares slope), then PASS when rlvr gains at least as much per step as TRL within the seed spread
  * (bench/trl-learn-gate.ts). BENCH_TRL_SMOKE=1 runs a tiny version (the figures mean nothing).
  *
- * The start: a 2-layer Llama with the parity fixture's BPE tokenizer, SFT'd by rlvr's trainSft on the task's gold
+ * The start: a 4-layer Llama with the parity fixture's BPE tokenizer, SFT'd by rlvr's trainSft on the task's gold
  * completions in chunks until its greedy pass@1 on the `tune` half reaches `sft.targetPass` (or `sft.maxSteps`),
  * written with saveModel (a checkpoint transformers loads), and cached under runs/trl-learn-start/<key>, the key
  * hashing the settings and the source that makes the start (bench/harness/source-hash.ts).
@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Rng } from "../src/util/index.js";
-import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.js";
+import type { TrlGrpoOptions } from "../src/algorithms/trl-options.js";
 import { loadModel, saveModel } from "../src/models/checkpoint.js";
 import { parseTransformerConfig } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
@@ -36,7 +36,7 @@ import { trainSft } from "../src/trainer/sft.js";
 import { train } from "../src/trainer/train.js";
 import { benchLine, heldOutExamples, seedsFromEnv, sourceHash, SFT_START_SOURCES } from "./harness/index.js";
 import { formatCurve, learningParity, slopePerStep, totalGain, type CurvePoint } from "./trl-learn-gate.js";
-import { FIXTURE, haveTrl, jsonLines, PY, ROOT, runPython, TSX } from "./trl-shared.js";
+import { FIXTURE, haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, TSX } from "./trl-shared.js";
 
 const SMOKE = process.env.BENCH_TRL_SMOKE === "1";
 const BENCH = "trl_learn";
@@ -44,8 +44,8 @@ const PEER = "trl GRPOTrainer (CPU)";
 
 /** The task, the start and the RL run of both sides. */
 const FULL = {
-  task: { name: "addition", options: { minDigits: 1, maxDigits: 2 }, trainExamples: 2000, evalExamples: 100 },
-  model: { dModel: 128, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 384, maxSeqLen: 64 },
+  task: { name: "addition", options: { minDigits: 1, maxDigits: 2 }, trainExamples: 4000, evalExamples: 100 },
+  model: { dModel: 128, nLayers: 4, nHeads: 4, nKvHeads: 2, dFf: 384, maxSeqLen: 64 },
   sft: { chunk: 100, maxSteps: 3000, batchSize: 32, lr: 2e-3, targetPass: 0.3, tuneExamples: 50 },
   rl: { steps: 80, every: 10, G: 8, Q: 4, lr: 3e-4, beta: 0.04, maxNewTokens: 14, temperature: 1 },
 };
@@ -132,17 +132,16 @@ async function runTrl(seed: number, start: string, work: string, prompts: readon
 
 /** rlvr's run from the start under the mapped settings: training reward and length per step, checkpoints' folder. */
 async function runRlvr(seed: number, start: string, work: string) {
-  const m = fromTrlGrpo(TRL_OPTIONS);
+  const mapped = rlvrSettingsFor(TRL_OPTIONS);
   const config = resolveConfig({
     name: `rlvr-${seed}`, outDir: work, seed, preset: "grpo",
     model: { type: "checkpoint", path: start },
     task: { name: S.task.name, options: S.task.options, trainExamples: S.task.trainExamples, testExamples: 8 },
-    // The grpo preset is what fromTrlGrpo(TRL_OPTIONS) gives: zScore per group, seqMeanTokenMean, plain k3 KL.
-    algorithm: { kl: { beta: S.rl.beta } },
+    algorithm: mapped.algorithm, // fromTrlGrpo(TRL_OPTIONS), field by field
     sampler: { type: "builtin", temperature: S.rl.temperature },
     train: {
       steps: S.rl.steps, promptsPerStep: S.rl.Q, groupSize: S.rl.G, maxCompletionTokens: S.rl.maxNewTokens, lr: S.rl.lr,
-      microBatchSize: S.rl.G * S.rl.Q, maxGradNorm: 1, innerIterations: m.innerIterations,
+      microBatchSize: S.rl.G * S.rl.Q, maxGradNorm: 1, innerIterations: mapped.innerIterations,
     },
     eval: { every: 0, atStart: false, examples: 8 },
     checkpoint: { every: S.rl.every, keepBest: false, keepLast: Math.ceil(S.rl.steps / S.rl.every) + 1 },

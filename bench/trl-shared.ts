@@ -12,6 +12,8 @@ import { parseTransformerConfig } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
 import { loadModel, saveModel } from "../src/models/checkpoint.js";
 import { emit, type Reporter } from "../src/trainer/reporters.js";
+import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.js";
+import type { AlgorithmConfigInput } from "../src/algorithms/schema.js";
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -118,4 +120,21 @@ export function stepClock(inner: readonly Reporter[]): { reporter: Reporter; end
     onEnd: timed("onEnd"),
   };
   return { reporter, ends };
+}
+
+/**
+ * The recipe's `algorithm` section and `train.innerIterations` for a TRL configuration: `fromTrlGrpo`'s mapping
+ * written out field by field (advantage, ratio and clip, KL β, estimator and importance weight, aggregation), so the
+ * rlvr side runs exactly what the printed mapping says rather than relying on a preset's defaults.
+ */
+export function rlvrSettingsFor(options: TrlGrpoOptions): { algorithm: AlgorithmConfigInput; innerIterations: number } {
+  const m = fromTrlGrpo(options);
+  const { ratio, clip, beta, estimator, klImportanceWeight, aggregation, entropyCoef } = m.loss;
+  const algorithm: AlgorithmConfigInput = {
+    advantage: m.advantage as AlgorithmConfigInput["advantage"],
+    policy: { ratio, clip },
+    kl: { beta, estimator, importanceWeight: klImportanceWeight },
+    loss: { aggregation, entropyCoef },
+  };
+  return { algorithm, innerIterations: m.innerIterations };
 }

@@ -26,7 +26,8 @@ import { RunDir } from "../src/trainer/run-dir.js";
 import { jsonlReporter } from "../src/trainer/reporters.js";
 import { benchLine } from "./harness/index.js";
 import {
-  FIXTURE, haveTrl, jsonLines, PY, ROOT, runPython, stepClock, steadyStepsPerSecond, writeLlama, type LlamaShape,
+  FIXTURE, haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, stepClock, steadyStepsPerSecond, writeLlama,
+  type LlamaShape,
 } from "./trl-shared.js";
 
 /** One timed configuration: the model (the fixture, or a random Llama of `shape`) and the batch. */
@@ -47,9 +48,10 @@ const SHAPES: Shape[] = [
 const S = { lr: 1e-3, beta: 0.04, steps: Number(process.env.BENCH_TRL_STEPS ?? 20), seed: 0 };
 
 /**
- * The GRPOConfig fields the TRL side sets, by TRL's names. `use_bias_correction_kl` is off because rlvr's grpo preset
- * uses the plain KL term (TRL 1.13's default multiplies it by the ratio; docs/algorithms.md, "TRL and verl option
- * mapping"); at num_iterations 1 the clip ε never binds.
+ * The GRPOConfig fields the TRL side sets, by TRL's names; the rlvr side runs what `fromTrlGrpo` maps them to
+ * (`rlvrSettingsFor`). `use_bias_correction_kl` is off so both use the plain KL term, rlvr's default (TRL 1.13's
+ * default multiplies it by the ratio; docs/algorithms.md, "TRL and verl option mapping"); at num_iterations 1 the
+ * clip ε never binds.
  */
 type TimedOptions = Required<Pick<TrlGrpoOptions, "loss_type" | "scale_rewards" | "importance_sampling_level" | "beta" |
   "use_bias_correction_kl" | "epsilon" | "num_iterations" | "max_completion_length">>;
@@ -75,7 +77,7 @@ function printOptions(options: TimedOptions): void {
     importance_sampling_level: `algorithm.policy.ratio=${m.loss.ratio}`,
     beta: `algorithm.kl.beta=${m.loss.beta} (estimator ${m.loss.estimator})`,
     use_bias_correction_kl: `algorithm.kl.importanceWeight=${m.loss.klImportanceWeight}`,
-    epsilon: "algorithm.policy.clip none (ratio 1 at innerIterations 1)",
+    epsilon: `algorithm.policy.clip=${JSON.stringify(m.loss.clip)} (never binds at innerIterations 1)`,
     num_iterations: `train.innerIterations=${m.innerIterations}`,
     max_completion_length: `train.maxCompletionTokens=${options.max_completion_length}`,
   };
@@ -111,15 +113,16 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   const trlCurve = trlSteps.map((l) => l.reward!);
   const trlLength = mean(trlSteps.map((l) => l.length!));
 
-  // ---- rlvr, same settings (grpo preset = TRL loss_type "grpo": z-score, seq-mean-token-mean, k3 KL)
+  // ---- rlvr, same settings: fromTrlGrpo(options) field by field (z-score per group, seq-mean-token-mean, k3 KL)
+  const mapped = rlvrSettingsFor(options);
   const config = resolveConfig({
     name: `${sh.name}-rlvr`, outDir: work, seed: S.seed, preset: "grpo",
     model: { type: "checkpoint", path: modelDir },
     task: { name: "addition", options: { minDigits: 1, maxDigits: 1 }, trainExamples: 512, testExamples: 16 },
-    algorithm: { kl: { beta: S.beta } },
+    algorithm: mapped.algorithm,
     train: {
-      steps: S.steps, promptsPerStep: sh.promptsPerStep, groupSize: sh.G, maxCompletionTokens: sh.maxNewTokens,
-      lr: S.lr, microBatchSize: sh.G * sh.promptsPerStep, maxGradNorm: 1,
+      innerIterations: mapped.innerIterations, steps: S.steps, promptsPerStep: sh.promptsPerStep, groupSize: sh.G,
+      maxCompletionTokens: sh.maxNewTokens, lr: S.lr, microBatchSize: sh.G * sh.promptsPerStep, maxGradNorm: 1,
     },
     eval: { every: 0, atStart: false, examples: 16 },
     checkpoint: { every: 0, keepBest: false },

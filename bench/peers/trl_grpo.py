@@ -7,8 +7,9 @@ checkpoint written by rlvr's saveModel (bench:trl's larger shape). "time" is the
 (TRL's on_step_end) since training began, less the time spent in the trainer's `log` (metric averaging, callbacks,
 printing), so the steady-state window bench/trl.ts takes between step ends excludes logging; no evaluation or
 checkpoint runs. "length" is TRL's completions/mean_length. `trl_options` in the settings (GRPOConfig
-fields by TRL's names, which bench/trl.ts prints beside the rlvr settings) override the fields below. The reward mirrors the built-in maths tasks:
-1 for the right boxed answer inside a single <answer> block, plus 0.2 for that format.
+fields by TRL's names, which bench/trl.ts prints beside the rlvr settings) override the fields below. The reward mirrors the
+"addition" task's rule: the completion, cut after its first "}" (the task's stop string, where rlvr's sampler stops),
+scores 0.2 when it is exactly one non-empty \\boxed{...}, plus 1 when the box holds the answer.
 """
 import json
 import re
@@ -24,10 +25,10 @@ from trl import GRPOConfig, GRPOTrainer
 def reward_fn(completions, answer, **_):
     out = []
     for text, gold in zip(completions, answer):
-        m = re.fullmatch(r"\s*<answer>(.+?)</answer>\s*", text, flags=re.S)
+        text = text[: text.index("}") + 1] if "}" in text else text
+        m = re.fullmatch(r"\s*\\boxed\{([^{}]*)\}\s*", text)
         fmt = 1.0 if m and m.group(1).strip() else 0.0
-        box = re.search(r"\\boxed\{([^{}]*)\}", m.group(1)) if m else None
-        correct = 1.0 if box and box.group(1).strip() == gold else 0.0
+        correct = 1.0 if m and m.group(1).strip() == gold else 0.0
         out.append(correct + 0.2 * fmt)
     return out
 

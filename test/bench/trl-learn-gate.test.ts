@@ -9,7 +9,8 @@ import { formatCurve, learningParity, slopePerStep, totalGain } from "../../benc
 import { cutAtStop, scoreBatch } from "../../bench/trl-score-worker.js";
 import { getTask } from "../../src/tasks/index.js";
 import type { Example } from "../../src/tasks/types.js";
-import { stepClock, steadyStepsPerSecond } from "../../bench/trl-shared.js";
+import { rlvrSettingsFor, stepClock, steadyStepsPerSecond } from "../../bench/trl-shared.js";
+import { resolveConfig } from "../../src/trainer/recipe.js";
 
 describe("slopePerStep", () => {
   it("fits a line by least squares (hand-computed)", () => {
@@ -136,5 +137,33 @@ describe("bench:trl's steady-state window", () => {
     expect(seen).toEqual(["step 1", "step 2", "end"]);
     expect(ends).toHaveLength(2);
     expect(ends[1]!).toBeGreaterThanOrEqual(ends[0]!);
+  });
+});
+
+describe("the rlvr side's settings from TRL's options", () => {
+  const resolved = (options: Parameters<typeof rlvrSettingsFor>[0]) => {
+    const m = rlvrSettingsFor(options);
+    return resolveConfig({
+      name: "x", preset: "grpo", model: { type: "checkpoint", path: "unused" }, task: { name: "addition" },
+      algorithm: m.algorithm, train: { innerIterations: m.innerIterations },
+    });
+  };
+
+  it("writes out bench:trl's options field by field (not the preset's defaults)", () => {
+    const c = resolved({ loss_type: "grpo", scale_rewards: "group", beta: 0.04, use_bias_correction_kl: false, epsilon: 0.2 });
+    expect(c.algorithm.advantage).toMatchObject({ type: "zScore", std: "sample", eps: 1e-4, stdScope: "group" });
+    expect(c.algorithm.policy).toEqual({ ratio: "token", clip: { type: "ppo", epsLow: 0.2, epsHigh: 0.2, dualClip: null } });
+    expect(c.algorithm.kl).toMatchObject({ beta: 0.04, estimator: "k3", importanceWeight: false });
+    expect(c.algorithm.loss.aggregation).toBe("seqMeanTokenMean");
+    expect(c.train.innerIterations).toBe(1);
+  });
+
+  it("follows a change of each option", () => {
+    const c = resolved({ loss_type: "dapo", scale_rewards: "batch", beta: 0.1, use_bias_correction_kl: true, epsilon: 0.3 });
+    expect(c.algorithm.advantage).toMatchObject({ type: "zScore", stdScope: "batch" });
+    expect(c.algorithm.policy.clip).toMatchObject({ epsLow: 0.3, epsHigh: 0.3 });
+    expect(c.algorithm.kl).toMatchObject({ beta: 0.1, importanceWeight: true });
+    expect(c.algorithm.loss.aggregation).toBe("tokenMean");
+    expect(resolved({ scale_rewards: "none" }).algorithm.advantage.type).toBe("meanOnly");
   });
 });
