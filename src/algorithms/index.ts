@@ -7,7 +7,9 @@ export * from "./schema.js";
 export * from "./build.js";
 export * from "./reward-shaping.js";
 export * from "./advantage-options.js";
-export { computeAdvantages, zScore, meanOnly, rloo, whiten, tokenReturns, NullRewardError, ZERO_STD, type AdvantageResult } from "./advantages.js";
+export {
+  computeAdvantages, zScore, meanOnly, rloo, whiten, tokenReturns, NullRewardError, ZERO_STD, type AdvantageResult,
+} from "./advantages.js";
 export * from "./loss-options.js";
 export * from "./pieces.js";
 export { policyLoss, lossNormalizer, type PolicyLossInput, type PolicyLossResult } from "./policy-loss.js";

@@ -77,8 +77,11 @@ export function advantageMetrics(advantages: readonly number[]): Record<string, 
   };
 }
 
-/** length/mean, /min, /max (model tokens per completion), and with finish reasons terminatedMean, truncatedFrac, errorFrac. */
-export function lengthMetrics(lengths: readonly number[], finish?: readonly ("stop" | "length" | "error")[]): Record<string, number> {
+/** length/mean, /min, /max (tokens per completion); with finish reasons terminatedMean, truncatedFrac, errorFrac. */
+export function lengthMetrics(
+  lengths: readonly number[],
+  finish?: readonly ("stop" | "length" | "error")[],
+): Record<string, number> {
   if (!lengths.length) return {};
   const out: Record<string, number> = {
     "length/mean": lengths.reduce((a, b) => a + b, 0) / lengths.length,
@@ -96,7 +99,9 @@ export function lengthMetrics(lengths: readonly number[], finish?: readonly ("st
 
 /** Unbiased pass@k from n samples with c correct: 1 − C(n − c, k)/C(n, k); 1 when n − c < k (§9). */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!(k >= 1 && k <= n && c >= 0 && c <= n)) throw new RangeError(`passAtK: need 1 <= k <= n and 0 <= c <= n, got n=${n} c=${c} k=${k}`);
+  if (!(k >= 1 && k <= n && c >= 0 && c <= n)) {
+    throw new RangeError(`passAtK: need 1 <= k <= n and 0 <= c <= n, got n=${n} c=${c} k=${k}`);
+  }
   if (n - c < k) return 1;
   // Product form avoids huge binomials: C(n−c, k)/C(n, k) = Π_{i=n−c+1}^{n} (1 − k/i).
   let p = 1;

@@ -40,7 +40,8 @@ export function normalizeThenSum(terms: readonly WeightedTerm[], opts: { eps?: n
   const z = terms.map((t) =>
     t.values.map((g, gi) => zScore(g.map((v, i) => (combined[gi]![i] === null ? null : v)), { std: "sample", eps })),
   );
-  const rt = combined.map((g, gi) => g.map((r, i) => (r === null ? null : terms.reduce((a, t, k) => a + t.weight * z[k]![gi]![i]!, 0))));
+  const weighted = (gi: number, i: number) => terms.reduce((a, t, k) => a + t.weight * z[k]![gi]![i]!, 0);
+  const rt = combined.map((g, gi) => g.map((r, i) => (r === null ? null : weighted(gi, i))));
   const xs = rt.flat().filter((v): v is number => v !== null);
   const mean = xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;

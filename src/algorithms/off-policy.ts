@@ -38,16 +38,24 @@ export function isWeights(
   }
 }
 
-/** ExGRPO's shaped ratio for replayed tokens (§6.8): f(w) = w/(w + 0.1) = sigmoid(log w − log 0.1), and ∂f/∂lp = 0.1·w/(w + 0.1)². */
+/**
+ * ExGRPO's shaped ratio for replayed tokens (§6.8): f(w) = w/(w + 0.1) = sigmoid(log w − log 0.1), and
+ * ∂f/∂lp = 0.1·w/(w + 0.1)².
+ */
 export function exgrpoShape(w: number): { value: number; dLogp: number } {
   return { value: w / (w + 0.1), dLogp: (0.1 * w) / (w + 0.1) ** 2 };
 }
 
 /**
- * wd1 group weights and loss (§7): w⁺ = softmax(ψA), w⁻ = softmax(−ψA), L_g = −Σ (w⁺ − w⁻)·ℓ_i, ∂L_g/∂ℓ_i = −(w⁺_i − w⁻_i).
+ * wd1 group weights and loss (§7): w⁺ = softmax(ψA), w⁻ = softmax(−ψA), L_g = −Σ (w⁺ − w⁻)·ℓ_i,
+ * ∂L_g/∂ℓ_i = −(w⁺_i − w⁻_i).
  * `ell` holds each completion's summed masked log-likelihood estimate.
  */
-export function wd1GroupLoss(advantages: readonly number[], ell: readonly number[], psi = 1): { wPlus: number[]; wMinus: number[]; loss: number; grad: number[] } {
+export function wd1GroupLoss(
+  advantages: readonly number[],
+  ell: readonly number[],
+  psi = 1,
+): { wPlus: number[]; wMinus: number[]; loss: number; grad: number[] } {
   const softmax = (xs: number[]) => {
     const mx = Math.max(...xs);
     const e = xs.map((x) => Math.exp(x - mx));

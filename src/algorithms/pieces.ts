@@ -18,7 +18,10 @@ export function tokenRatio(lp: number, old: number): { value: number; grad: numb
   return { value, grad: c === d ? value : 0 };
 }
 
-/** GSPO sequence ratio s_i = exp(min(10, Σ_t m(lp − old)/L_i)); as a per-token ratio its value is s_i and dρ/dlp(i,t) = s_i (§2.1). */
+/**
+ * GSPO sequence ratio s_i = exp(min(10, Σ_t m(lp − old)/L_i)); as a per-token ratio its value is s_i and
+ * dρ/dlp(i,t) = s_i (§2.1).
+ */
 export function sequenceRatio(lp: readonly number[], old: readonly number[], mask: readonly number[]): number {
   let s = 0;
   let L = 0;
@@ -37,7 +40,11 @@ export type ClipBranch = "none" | "low" | "high" | "dual";
  * Policy-gradient term pg(ρ, A) and ∂pg/∂ρ (§2.2). Multiply by dρ/dlp for ∂pg/∂lp.
  * none: −ρA. ppo: −min(ρA, clip(ρ)A), gradient 0 when the clipped branch is taken. dual (A < 0): capped at −cA.
  */
-export function policyGradientTerm(ratio: number, adv: number, clip: ClipOptions): { value: number; dRatio: number; branch: ClipBranch } {
+export function policyGradientTerm(
+  ratio: number,
+  adv: number,
+  clip: ClipOptions,
+): { value: number; dRatio: number; branch: ClipBranch } {
   const unclipped = -ratio * adv;
   if (clip.type === "none") return { value: unclipped, dRatio: -adv, branch: "none" };
   const clipped = -Math.min(Math.max(ratio, 1 - clip.epsLow), 1 + clip.epsHigh) * adv;
@@ -90,7 +97,12 @@ export function k3Value(lp: number, ref: number): number {
  * Weight of one token of a sequence with L_i masked tokens in the aggregated loss (§3):
  * seqMeanTokenMean 1/(B·max(1, L_i)), tokenMean 1/N_tok, seqMeanTokenSum 1/B, constantNorm 1/(B·L_max).
  */
-export function tokenWeight(aggregation: Aggregation, seqTokens: number, norm: { sequences: number; tokens: number }, maxCompletionTokens?: number): number {
+export function tokenWeight(
+  aggregation: Aggregation,
+  seqTokens: number,
+  norm: { sequences: number; tokens: number },
+  maxCompletionTokens?: number,
+): number {
   const B = Math.max(1, norm.sequences);
   switch (aggregation) {
     case "seqMeanTokenMean":

@@ -88,8 +88,10 @@ export class ReplayBuffer {
     for (const { rollout, correct } of group) {
       if (!correct) continue;
       if (rollout.behaviorLogprobs?.length !== rollout.completionIds.length) {
+        const b = rollout.behaviorLogprobs;
+        const why = b ? `have length ${b.length}, tokens ${rollout.completionIds.length}` : "are missing";
         throw new MissingBehaviorLogprobsError(
-          `rollout ${rollout.id} (policy version ${rollout.policyVersion}): behaviour log-probs ${rollout.behaviorLogprobs ? `have length ${rollout.behaviorLogprobs.length}, tokens ${rollout.completionIds.length}` : "are missing"}`,
+          `rollout ${rollout.id} (policy version ${rollout.policyVersion}): behaviour log-probs ${why}`,
         );
       }
       entry.rollouts.push(rollout);
@@ -99,7 +101,7 @@ export class ReplayBuffer {
     else this.entries.delete(q);
   }
 
-  /** Call after each on-policy step with its pass rate; replay starts once it exceeds `startPassRate` and stays on (§6.10). */
+  /** After each on-policy step, with its pass rate: replay starts above `startPassRate`, then stays on (§6.10). */
   observePassRate(passRate: number): void {
     if (passRate > this.options.startPassRate) this.started = true;
   }
@@ -119,7 +121,11 @@ export class ReplayBuffer {
    * the stored rollout with the lowest mean token entropy under the current policy (`entropyOf`; ties: newest).
    * Returns [] before the start or when the buffer is empty; the rest of the step is fresh (§6.4–6.6).
    */
-  select(questionsPerStep: number, rng: Rng, entropyOf: (r: ReplayRollout) => number): { question: string; rollout: ReplayRollout }[] {
+  select(
+    questionsPerStep: number,
+    rng: Rng,
+    entropyOf: (r: ReplayRollout) => number,
+  ): { question: string; rollout: ReplayRollout }[] {
     if (!this.started) return [];
     const want = Math.floor(this.options.ratio * questionsPerStep);
     const pool = [...this.entries.entries()].filter(([, e]) => e.rollouts.length > 0);
@@ -158,7 +164,9 @@ export class ReplayBuffer {
 
   /** Serializable state (for checkpoints). */
   state(): ReplayState {
-    return { started: this.started, entries: [...this.entries.entries()].map(([q, e]) => [q, { acc: e.acc, rollouts: [...e.rollouts] }]), retired: [...this.retired] };
+    const copy = ([q, e]: [string, Entry]): [string, Entry] => [q, { acc: e.acc, rollouts: [...e.rollouts] }];
+    const entries = [...this.entries.entries()].map(copy);
+    return { started: this.started, entries, retired: [...this.retired] };
   }
 
   /** Restores a buffer from `state()`. */

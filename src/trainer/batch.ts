@@ -66,7 +66,11 @@ export function onGrid(p: PackedBatch, valueAt: (b: number, j: number) => number
 }
 
 /** Forward pass: log_softmax(logits / T)[target] on the grid, (B, T), with the graph when grad is enabled. */
-export function gridLogprobs(model: Transformer, p: PackedBatch, temperature: number): { logp: Tensor; logits: Tensor } {
+export function gridLogprobs(
+  model: Transformer,
+  p: PackedBatch,
+  temperature: number,
+): { logp: Tensor; logits: Tensor } {
   const logits = model.forward(p.ids, p.B, p.T, { mask: p.attn }); // logits: (B, T, V)
   const logp = tokenLogprobs(logits, p.targets, temperature); // logp: (B, T)
   return { logp, logits };

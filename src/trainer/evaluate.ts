@@ -34,7 +34,13 @@ export interface EvalResult {
 export { passAtK };
 
 /** Samples and scores the held-out examples and aggregates the metrics. */
-export async function evaluate(model: Transformer, tokenizer: Tokenizer, task: Task, examples: readonly Example[], opts: EvalOptions): Promise<EvalResult> {
+export async function evaluate(
+  model: Transformer,
+  tokenizer: Tokenizer,
+  task: Task,
+  examples: readonly Example[],
+  opts: EvalOptions,
+): Promise<EvalResult> {
   const greedy = opts.temperature <= 0;
   const n = greedy ? 1 : Math.max(...opts.k);
   const groups = noGrad(() =>

@@ -17,7 +17,10 @@ export type PresetName = AlgorithmPresetName;
 export const PRESETS = Object.fromEntries(
   Object.entries(ALGORITHM_PRESETS).map(([name, p]) => [
     name,
-    { algorithm: p.algorithm, ...("groupSize" in p ? { train: { groupSize: p.groupSize } } : {}) } as Partial<TrainConfigInput>,
+    {
+      algorithm: p.algorithm,
+      ...("groupSize" in p ? { train: { groupSize: p.groupSize } } : {}),
+    } as Partial<TrainConfigInput>,
   ]),
 ) as Record<PresetName, Partial<TrainConfigInput>>;
 
