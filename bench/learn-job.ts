@@ -118,6 +118,7 @@ async function runJob(spec: JobSpec): Promise<JobResult> {
   const t1 = performance.now();
   const res = await train(config, {
     resume: false,
+    overwrite: true, // the bench owns its work folder: a run with changed RL settings replaces the last one
     reporters: [jsonlReporter(run)],
     ...(spec.kind === "control" ? { transformGroups: withinGroupControl(spec.seed) } : {}),
   });
