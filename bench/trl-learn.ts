@@ -46,7 +46,7 @@ const PEER = "trl GRPOTrainer (CPU)";
 const FULL = {
   task: { name: "addition", options: { minDigits: 1, maxDigits: 2 }, trainExamples: 4000, evalExamples: 100 },
   model: { dModel: 128, nLayers: 4, nHeads: 4, nKvHeads: 2, dFf: 384, maxSeqLen: 64 },
-  sft: { chunk: 100, maxSteps: 3000, batchSize: 32, lr: 2e-3, targetPass: 0.3, tuneExamples: 50 },
+  sft: { chunk: 100, maxSteps: 6000, batchSize: 32, lr: 2e-3, targetPass: 0.25, tuneExamples: 50 },
   rl: { steps: 80, every: 10, G: 8, Q: 4, lr: 3e-4, beta: 0.04, maxNewTokens: 14, temperature: 1 },
 };
 type Settings = typeof FULL;
