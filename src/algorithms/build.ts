@@ -78,14 +78,19 @@ export interface Algorithm {
   nextBeta(beta: number, observedKl: number | undefined, sequences: number): number;
 }
 
+/** The KL fields of an algorithm section or preset (presets leave out the ones at their defaults). */
+type KlFields = Pick<AlgorithmConfig["kl"], "beta" | "estimator" | "placement"> &
+  Partial<Pick<AlgorithmConfig["kl"], "monitorOnly" | "importanceWeight" | "sections">>;
+
 /** Where KL goes for an algorithm section (§2.4): the single decision the loop and the losses follow. */
-export function klPlan(a: AlgorithmConfig): KlPlan {
-  const acts = a.kl.beta > 0 && !a.kl.monitorOnly;
+export function klPlan(a: { kl: KlFields }): KlPlan {
+  const monitorOnly = a.kl.monitorOnly ?? false;
+  const acts = a.kl.beta > 0 && !monitorOnly;
   return {
-    reference: a.kl.beta > 0 || a.kl.monitorOnly,
+    reference: a.kl.beta > 0 || monitorOnly,
     inLoss: acts && a.kl.placement === "loss",
     inReward: acts && a.kl.placement === "reward",
-    sections: a.kl.sections,
+    sections: a.kl.sections ?? null,
   };
 }
 
@@ -105,14 +110,13 @@ export function advantageOptionsOf(a: {
 /** The fields of an algorithm section (or preset) that the loss reads. */
 type LossFields = {
   policy: Pick<AlgorithmConfig["policy"], "ratio" | "clip">;
-  kl: Pick<AlgorithmConfig["kl"], "beta" | "estimator" | "placement"> &
-    Partial<Pick<AlgorithmConfig["kl"], "monitorOnly" | "importanceWeight">>;
+  kl: KlFields;
   loss: Pick<AlgorithmConfig["loss"], "aggregation" | "entropyCoef">;
 };
 
 /** Options of `policyLoss` from the algorithm section, at β (0 unless KL is in the loss). */
 export function lossOptionsOf(a: LossFields, maxCompletionTokens?: number, beta = a.kl.beta): LossOptions {
-  const inLoss = a.kl.beta > 0 && !a.kl.monitorOnly && a.kl.placement === "loss";
+  const { inLoss } = klPlan(a);
   return {
     ratio: a.policy.ratio,
     clip: a.policy.clip,
