@@ -6,14 +6,26 @@
  *
  * Departure: L_c is `bufferFrac · L_max` (DAPO gives 4096 of 20480) rather than a token count. The reward checker
  * "overlong" in src/rewards/length.ts computes the same ramp for external trainers (rewards may not import this
- * layer); a test pins the two to each other.
+ * layer), with the same name, signature and values; a property test pins the two to each other.
  */
 
-/** DAPO soft overlong punishment (§8.4): 0 up to L_max − L_c, then linear to −1 at L_max, −1 beyond. */
-export function overlongPenalty(length: number, maxTokens: number, buffer: number): number {
-  if (length <= maxTokens - buffer) return 0;
-  if (length > maxTokens) return -1;
-  return (maxTokens - buffer - length) / buffer;
+/** Lengths of the overlong ramp in tokens: L_max (`maxLen`), L_c (`cache`), and a scale (`factor`, default 1). */
+export interface OverlongLengths {
+  maxLen: number;
+  cache: number;
+  factor?: number;
+}
+
+/**
+ * DAPO soft overlong punishment (§8.4, DAPO eq. 13): 0 up to L_max − L_c, then linear to −factor at L_max, −factor
+ * beyond; L_c = 0 is a hard cut-off. Same name, signature and values as the "overlong" reward checker.
+ */
+export function overlongPenalty(length: number, o: OverlongLengths): number {
+  const factor = o.factor ?? 1;
+  const start = o.maxLen - o.cache;
+  if (length <= start) return 0;
+  if (length > o.maxLen || o.cache === 0) return -factor;
+  return ((start - length) / o.cache) * factor;
 }
 
 /** What reward shaping reads of one completion. */
@@ -47,7 +59,8 @@ export function shapeReward(c: ShapeInput, o: ShapeOptions): Shaped {
   let reward = c.reward;
   const terms = { ...c.terms };
   if (o.overlong.enabled) {
-    const pen = overlongPenalty(c.length, o.maxCompletionTokens, o.overlong.bufferFrac * o.maxCompletionTokens);
+    const maxLen = o.maxCompletionTokens;
+    const pen = overlongPenalty(c.length, { maxLen, cache: o.overlong.bufferFrac * maxLen });
     terms.overlong = pen;
     if (reward !== null) reward += pen;
   }

@@ -123,15 +123,22 @@ describe("§11.5 off-policy pieces and small formulas", () => {
     // Σ(w⁺ − w⁻) = 0: adding a constant to every ℓ leaves L_g unchanged.
     expect(wd1GroupLoss(A, [-7, -9, -3]).loss).toBeCloseTo(r.loss, 12);
   });
-  it("overlong punishment", () => close([10, 16, 17, 18, 20, 21].map((L) => overlongPenalty(L, 20, 4)), [0, 0, -0.25, -0.5, -1, -1]));
-  it("the trainer's overlong term equals the standalone \"overlong\" reward checker (factor 1)", () => {
+  it("overlong punishment", () => {
+    const got = [10, 16, 17, 18, 20, 21].map((L) => overlongPenalty(L, { maxLen: 20, cache: 4 }));
+    close(got, [0, 0, -0.25, -0.5, -1, -1]);
+  });
+  it("the trainer's overlong term equals the standalone \"overlong\" reward checker", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 500 }), (maxLen, cacheRaw, L) => {
-        const cache = 1 + (cacheRaw % maxLen);
-        const mine = overlongPenalty(L, maxLen, cache);
-        const checker = rewardsOverlong(L, { maxLen, cache, factor: 1 });
-        return Math.abs(mine - checker) < 1e-12;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer({ min: 0, max: 500 }),
+        fc.double({ min: 0.1, max: 4, noNaN: true }),
+        (maxLen, cacheRaw, L, factor) => {
+          const o = { maxLen, cache: cacheRaw % (maxLen + 1), factor };
+          return Math.abs(overlongPenalty(L, o) - rewardsOverlong(L, o)) < 1e-12;
+        },
+      ),
     );
   });
 });
