@@ -1,10 +1,14 @@
-/** Presets, step metrics, zero-std decisions, multi-term rewards and the off-policy pieces (spec §8, §9, §10, §11.3, §11.5). */
+/**
+ * Presets, step metrics, zero-std decisions, multi-term rewards and the off-policy pieces
+ * (spec §8, §9, §10, §11.3, §11.5).
+ */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { overlongPenalty as rewardsOverlong } from "../../src/rewards/length.js";
 import {
-  PRESETS, advantageOptionsOf, lossOptionsOf, rewardMetrics, advantageMetrics, lengthMetrics, passAtK, isInformative, selectGroups,
-  resampleDecision, isWeights, exgrpoShape, wd1GroupLoss, overlongPenalty, meanOnly, computeAdvantages, sumThenNormalize,
+  PRESETS, advantageOptionsOf, lossOptionsOf, rewardMetrics, advantageMetrics, lengthMetrics, passAtK, isInformative,
+  selectGroups, resampleDecision, isWeights, exgrpoShape, wd1GroupLoss, overlongPenalty, meanOnly, computeAdvantages,
+  sumThenNormalize,
   normalizeThenSum, zScore, policyLoss,
 } from "../../src/algorithms/index.js";
 import { AlgorithmSchema } from "../../src/trainer/config.js";
@@ -20,12 +24,18 @@ describe("presets (§10)", () => {
   });
   it.each(Object.keys(TRAINER_PRESETS))("%s matches the trainer's preset", (name) => {
     const mine = AlgorithmSchema.parse(PRESETS[name as keyof typeof PRESETS].algorithm);
-    const theirs = AlgorithmSchema.parse((TRAINER_PRESETS as Record<string, { algorithm?: unknown }>)[name]!.algorithm ?? {});
+    const trainers = TRAINER_PRESETS as Record<string, { algorithm?: unknown }>;
+    const theirs = AlgorithmSchema.parse(trainers[name]!.algorithm ?? {});
     expect(mine).toEqual(theirs);
   });
   it("grpo is the card's sketch and the spec defaults", () => {
     const g = PRESETS.grpo.algorithm;
-    expect(g).toMatchObject({ advantage: { type: "zScore", std: "sample", eps: 1e-4 }, policy: { clip: { type: "none" } }, kl: { beta: 0.04, estimator: "k3", placement: "loss" }, loss: { aggregation: "seqMeanTokenMean", entropyCoef: 0 } });
+    expect(g).toMatchObject({
+      advantage: { type: "zScore", std: "sample", eps: 1e-4 },
+      policy: { clip: { type: "none" } },
+      kl: { beta: 0.04, estimator: "k3", placement: "loss" },
+      loss: { aggregation: "seqMeanTokenMean", entropyCoef: 0 },
+    });
     expect(PRESETS.grpo.groupSize).toBe(8);
     expect(AlgorithmSchema.parse(g)).toEqual(AlgorithmSchema.parse({})); // a bare config is grpo
   });
@@ -35,13 +45,16 @@ describe("presets (§10)", () => {
     const b = { logp: [[-1]], oldLogp: [[-1]], refLogp: [[-1.5]], mask: [[1]], advantages: [1] };
     expect(() => policyLoss(b, lossOptionsOf(PRESETS.drGrpo.algorithm, 16))).not.toThrow();
     expect(advantageOptionsOf(PRESETS.dapo.algorithm)).toMatchObject({ type: "zScore", zeroStd: "resample" });
-    expect(computeAdvantages([[1, 0, 0, 0]], advantageOptionsOf(PRESETS.drGrpo.algorithm)).advantages[0]).toEqual([0.75, -0.25, -0.25, -0.25]);
+    const drGrpo = computeAdvantages([[1, 0, 0, 0]], advantageOptionsOf(PRESETS.drGrpo.algorithm));
+    expect(drGrpo.advantages[0]).toEqual([0.75, -0.25, -0.25, -0.25]);
   });
 });
 
 describe("step metrics (§9)", () => {
   it("reward and group metrics", () => {
-    const m = rewardMetrics([[1, 0, 0, 1], [1, 1, 1, 1], [null, null, 1]], { correct: [[1, 0, 0, 1], [1, 1, 1, 1], [null, null, 1]], terms: { format: [[1, 1, 0, 1], [1, 1, 1, 1], [null, null, 1]] } });
+    const rewards = [[1, 0, 0, 1], [1, 1, 1, 1], [null, null, 1]];
+    const format = [[1, 1, 0, 1], [1, 1, 1, 1], [null, null, 1]];
+    const m = rewardMetrics(rewards, { correct: rewards, terms: { format } });
     expect(m["reward/nullFrac"]).toBeCloseTo(2 / 11, 12);
     expect(m["reward/mean"]).toBeCloseTo(7 / 9, 12);
     expect(m["reward/std"]).toBeCloseTo(Math.sqrt(7 / 9 - (7 / 9) ** 2), 12);
@@ -57,9 +70,12 @@ describe("step metrics (§9)", () => {
     expect(advantageMetrics([])).toEqual({});
   });
   it("advantage and length metrics", () => {
-    expect(advantageMetrics([1, -1, 0.5, -0.5])).toEqual({ "adv/mean": 0, "adv/std": Math.sqrt(0.625), "adv/absMean": 0.75, "adv/min": -1, "adv/max": 1 });
+    expect(advantageMetrics([1, -1, 0.5, -0.5])).toEqual({
+      "adv/mean": 0, "adv/std": Math.sqrt(0.625), "adv/absMean": 0.75, "adv/min": -1, "adv/max": 1,
+    });
     expect(lengthMetrics([4, 10, 6], ["stop", "length", "stop"])).toEqual({
-      "length/mean": 20 / 3, "length/min": 4, "length/max": 10, "length/terminatedMean": 5, "length/truncatedFrac": 1 / 3, "length/errorFrac": 0,
+      "length/mean": 20 / 3, "length/min": 4, "length/max": 10, "length/terminatedMean": 5,
+      "length/truncatedFrac": 1 / 3, "length/errorFrac": 0,
     });
   });
   it("pass@k, n = 8, c = 2 (§11.5)", () => {
@@ -94,7 +110,8 @@ describe("§11.3 multi-term rewards", () => {
   });
   it("normalizeThenSum (GDPO)", () => close(normalizeThenSum(terms)[0]!, [0.825528, -0.455684, -1.195372, 0.825528]));
   it("a null weighted term makes the completion null; a null zero-weight term does not", () => {
-    expect(sumThenNormalize([{ values: [[1, null]], weight: 1 }, { values: [[1, 1]], weight: 0.5 }])).toEqual([[1.5, null]]);
+    const summed = sumThenNormalize([{ values: [[1, null]], weight: 1 }, { values: [[1, 1]], weight: 0.5 }]);
+    expect(summed).toEqual([[1.5, null]]);
     expect(sumThenNormalize([{ values: [[1, 0]], weight: 1 }, { values: [[null, 1]], weight: 0 }])).toEqual([[1, 0]]);
   });
 });
