@@ -46,7 +46,7 @@ const PEER = "trl GRPOTrainer (CPU)";
 const FULL = {
   task: { name: "addition", options: { minDigits: 1, maxDigits: 2 }, trainExamples: 4000, evalExamples: 100 },
   model: { dModel: 128, nLayers: 4, nHeads: 4, nKvHeads: 2, dFf: 384, maxSeqLen: 64 },
-  sft: { chunk: 100, maxSteps: 6000, batchSize: 32, lr: 2e-3, targetPass: 0.25, tuneExamples: 50 },
+  sft: { chunk: 100, maxSteps: 3000, batchSize: 32, lr: 2e-3, targetPass: 0.2, tuneExamples: 50 },
   rl: { steps: 80, every: 10, G: 8, Q: 4, lr: 3e-4, beta: 0.04, maxNewTokens: 14, temperature: 1 },
 };
 type Settings = typeof FULL;
@@ -82,9 +82,11 @@ async function sftStart(task: Task): Promise<{ dir: string; steps: number; tuneP
   let steps = 0;
   let tunePass = 0;
   while (steps < S.sft.maxSteps && tunePass < S.sft.targetPass) {
-    // Constant lr per chunk (a fresh AdamW each chunk), so stopping at any chunk leaves no schedule half-done.
+    // A fresh AdamW per chunk at a constant lr that follows a cosine from lr to lr / 10 over maxSteps, chunk by
+    // chunk, so stopping at any chunk leaves no schedule half-done.
+    const lr = S.sft.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * steps / S.sft.maxSteps)));
     trainSft(model, tokenizer, pairs, {
-      steps: S.sft.chunk, batchSize: S.sft.batchSize, lr: S.sft.lr, warmupSteps: 0, minLrFrac: 1,
+      steps: S.sft.chunk, batchSize: S.sft.batchSize, lr, warmupSteps: 0, minLrFrac: 1,
       rng: new Rng(0).split(`sft-${steps}`),
     });
     steps += S.sft.chunk;
