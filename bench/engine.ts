@@ -27,7 +27,7 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Optimizer, adamw, backend, crossEntropy, noGrad, reshape, setBackend } from "../src/engine/index.js";
+import { Optimizer, adamw, backend, crossEntropy, noGrad, reshape, setBackend, backward } from "../src/engine/index.js";
 import { parseTransformerConfig, type TransformerConfigInput } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
 import { nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
@@ -106,7 +106,7 @@ function benchTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { tokensPerS: number
   const step = () => {
     const logits = model.forward(x, t.batch, t.seq); // (B, T, V)
     const loss = crossEntropy(reshape(logits, [t.batch * t.seq, cfg.vocabSize]), y);
-    loss.backward();
+    backward(loss);
     opt.step();
     opt.zeroGrad();
   };

@@ -1,6 +1,9 @@
 /**
  * Reverse-mode automatic differentiation over the graph that ops record on their outputs.
  *
+ * `backward(loss)` is a function of this module, not a method of Tensor, so the tensor module does not import
+ * autograd and the engine has no import circle (tensor ← ops ← grad-table ← autograd).
+ *
  * backward(loss): order the graph topologically from the loss, then walk it in reverse, handing each node's
  * upstream gradient to its op's rule from the exhaustive gradient table. Rules accumulate into per-tensor
  * buffers (a tensor used twice collects both contributions); leaves accumulate into `.grad`, so gradients
@@ -12,6 +15,7 @@ import { gradRule } from "./grad-table.js";
 import { allocZeroed, release } from "./pool.js";
 import type { GradRule, OpName } from "./ops/op-set.js";
 import type { Tensor } from "./tensor.js";
+import { NonFiniteError, ShapeError, fmtShape } from "../util/errors.js";
 
 /** Tensors reachable from `root` through recorded nodes, inputs before the tensors that use them. */
 function topoOrder(root: Tensor): Tensor[] {
@@ -62,8 +66,21 @@ export function nonFiniteOrigin(loss: Tensor): string {
   return origin ? `; first non-finite value in the output of ${origin.node!.op} (${origin.shape.join(", ")})` : "";
 }
 
-/** Runs the backward pass from a one-element tensor (validated by Tensor.backward). */
-export function runBackward(loss: Tensor): void {
+/** Backpropagates from a one-element loss, accumulating into `.grad` of every leaf that requires a gradient. */
+export function backward(loss: Tensor): void {
+  if (loss.size !== 1) throw new ShapeError(`backward: loss must have one element, got shape ${fmtShape(loss.shape)}`);
+  const v = loss.data[0]!;
+  if (!Number.isFinite(v)) throw new NonFiniteError(`backward: loss is ${v}${nonFiniteOrigin(loss)}`);
+  if (!loss.requiresGrad) {
+    throw new Error(
+      "backward: the loss does not depend on anything that requires a gradient (all parameters frozen, or computed under noGrad)",
+    );
+  }
+  runBackward(loss);
+}
+
+/** Runs the backward pass from a one-element tensor (validated by `backward`). */
+function runBackward(loss: Tensor): void {
   if (loss.graphFreed) throw new Error("backward: this loss's graph was already freed by an earlier backward(); recompute the forward pass");
   const order = topoOrder(loss);
   const grads = new Map<Tensor, Float32Array>();

@@ -4,6 +4,7 @@
  */
 export { Tensor, tensor, zeros, ones, full, randn, randUniform, param, noGrad, isGradEnabled, shapeSize } from "./tensor.js";
 export type { TensorLike } from "./tensor.js";
+export { backward } from "./autograd.js";
 export * from "./ops/index.js";
 export type { OpName } from "./ops/op-set.js";
 export { backend, setBackend, availableBackends, type BackendName } from "./backends/index.js";

@@ -7,7 +7,6 @@
  */
 import type { Rng } from "../util/rng.js";
 import { NonFiniteError, ShapeError, fmtShape } from "../util/errors.js";
-import { nonFiniteOrigin, runBackward } from "./autograd.js";
 import { allocUninit, allocZeroed } from "./pool.js";
 import type { Node, OpCtx, OpName } from "./ops/op-set.js";
 
@@ -81,17 +80,6 @@ export class Tensor {
   /** Values as a flat JS array. */
   toArray(): number[] {
     return Array.from(this.data);
-  }
-
-  /** Backpropagates from this scalar, accumulating into `.grad` of every leaf that requires it. */
-  backward(): void {
-    if (this.size !== 1) throw new ShapeError(`backward: loss must have one element, got shape ${fmtShape(this.shape)}`);
-    const v = this.data[0]!;
-    if (!Number.isFinite(v)) throw new NonFiniteError(`backward: loss is ${v}${nonFiniteOrigin(this)}`);
-    if (!this.requiresGrad) {
-      throw new Error("backward: the loss does not depend on anything that requires a gradient (all parameters frozen, or computed under noGrad)");
-    }
-    runBackward(this);
   }
 
   /** The same values with no graph and no gradient (shares storage). */

@@ -7,7 +7,7 @@
  */
 import type { Rng } from "../util/index.js";
 import {
-  clipGradNorm, div, logSoftmax, mul, neg, noGrad, softmax, sub, sum, tensor, type Optimizer, type Tensor,
+  clipGradNorm, div, logSoftmax, mul, neg, noGrad, softmax, sub, sum, tensor, type Optimizer, type Tensor, backward,
 } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Rollout } from "../rollout/types.js";
@@ -121,7 +121,7 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
           const H = neg(sum(mul(softmax(z, -1), logSoftmax(z, -1)), -1)); // H: (B, T)
           surrogate = sub(surrogate, mul(sum(mul(H, tensor(weights, [p.B, p.T]))), entropyCoef));
         }
-        surrogate.backward();
+        backward(surrogate);
         acc.add(metrics, p.mask);
         if (iter === 0) {
           for (let k = 0; k < p.mask.length; k++) {

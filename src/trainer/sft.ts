@@ -7,7 +7,7 @@
  * a batch. The loss is the mean over completion tokens of the batch (eos included, so the model learns to stop).
  */
 import { ConfigError, type Rng } from "../util/index.js";
-import { Optimizer, adamw, clipGradNorm, cosineLr, crossEntropy, reshape, type LrSchedule, type Tensor } from "../engine/index.js";
+import { Optimizer, adamw, clipGradNorm, cosineLr, crossEntropy, reshape, type LrSchedule, type Tensor, backward } from "../engine/index.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { Transformer } from "../models/transformer.js";
 
@@ -111,7 +111,7 @@ export function sftLoss(model: Transformer, b: SftBatch): Tensor {
 export function sftStep(model: Transformer, optimizer: Optimizer, b: SftBatch, lr: number, clip = 1): { loss: number; gradNorm: number } {
   optimizer.zeroGrad();
   const loss = sftLoss(model, b);
-  loss.backward();
+  backward(loss);
   const params = model.trainableParameters();
   const gradNorm = clipGradNorm(params, clip);
   optimizer.step(lr);

@@ -63,9 +63,9 @@ describe.each(E.availableBackends())("attention on %s", (name) => {
 
   it("gradients match the composition's", () => {
     const leaves = [q, k, v].map((t) => E.param(t.shape, t));
-    E.sum(E.mul(E.scaledDotProductAttention(leaves[0]!, leaves[1]!, leaves[2]!), weights(q.shape))).backward();
+    E.backward(E.sum(E.mul(E.scaledDotProductAttention(leaves[0]!, leaves[1]!, leaves[2]!), weights(q.shape))));
     const ref = [q, k, v].map((t) => E.param(t.shape, t));
-    E.sum(E.mul(reference(ref[0]!, repeatHeads(ref[1]!, 2), repeatHeads(ref[2]!, 2), null), weights(q.shape))).backward();
+    E.backward(E.sum(E.mul(reference(ref[0]!, repeatHeads(ref[1]!, 2), repeatHeads(ref[2]!, 2), null), weights(q.shape))));
     for (let i = 0; i < 3; i++) expectClose(leaves[i]!.grad!, ref[i]!.grad!, 1e-5, 1e-4);
   });
 

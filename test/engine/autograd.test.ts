@@ -21,7 +21,7 @@ describe("autograd", () => {
     const a = E.param([2, 3], [1, 2, 3, 4, 5, 6]);
     const b = E.param([3], [1, 1, 1]);
     const c = E.param([2, 1], [2, 3]);
-    E.sum(E.mul(E.add(a, b), c)).backward();
+    E.backward(E.sum(E.mul(E.add(a, b), c)));
     expectClose(b.grad!, [5, 5, 5]); // sum over rows of c
     expectClose(c.grad!, [9, 18]); // row sums of a + b
     expectClose(a.grad!, [2, 2, 2, 3, 3, 3]);
@@ -29,12 +29,12 @@ describe("autograd", () => {
 
   it("accumulates a tensor used twice, and across backward calls until zeroed", () => {
     const x = E.param([2], [3, -1]);
-    E.sum(E.mul(x, x)).backward();
+    E.backward(E.sum(E.mul(x, x)));
     expectClose(x.grad!, [6, -2]);
-    E.sum(E.mul(x, x)).backward();
+    E.backward(E.sum(E.mul(x, x)));
     expectClose(x.grad!, [12, -4]);
     x.grad = null;
-    E.sum(E.mul(x, 2)).backward();
+    E.backward(E.sum(E.mul(x, 2)));
     expectClose(x.grad!, [2, 2]);
   });
 
@@ -42,10 +42,10 @@ describe("autograd", () => {
     const x = E.param([4], [1, 2, 3, 4]);
     const w = E.tensor([1, -1, 2, 0.5], [2, 2]);
     const r = E.reshape(x, [2, 2]);
-    E.sum(E.mul(E.add(E.add(r, r), E.add(E.reshape(x, [2, 2]), 1)), w)).backward();
+    E.backward(E.sum(E.mul(E.add(E.add(r, r), E.add(E.reshape(x, [2, 2]), 1)), w)));
     expectClose(x.grad!, [3, -3, 6, 1.5]);
     const y = E.param([2], [1, 1]);
-    E.sum(E.mul(E.sub(y, E.mul(y, 3)), E.tensor([1, 2], [2]))).backward();
+    E.backward(E.sum(E.mul(E.sub(y, E.mul(y, 3)), E.tensor([1, 2], [2]))));
     expectClose(y.grad!, [-2, -4]);
   });
 
@@ -53,7 +53,7 @@ describe("autograd", () => {
     const x = E.param([2], [1, 2]);
     const frozen = E.param([2], [5, 5]);
     frozen.requiresGrad = false;
-    E.sum(E.add(E.mul(x.detach(), frozen), x)).backward();
+    E.backward(E.sum(E.add(E.mul(x.detach(), frozen), x)));
     expectClose(x.grad!, [1, 1]);
     expect(frozen.grad).toBeNull();
   });
@@ -62,25 +62,25 @@ describe("autograd", () => {
     const x = E.param([2], [1, 2]);
     const h = E.exp(x);
     const loss = E.sum(h);
-    loss.backward();
-    expect(() => loss.backward()).toThrow(/already freed/);
-    expect(() => E.sum(E.mul(h, 2)).backward()).toThrow(/freed/);
+    E.backward(loss);
+    expect(() => E.backward(loss)).toThrow(/already freed/);
+    expect(() => E.backward(E.sum(E.mul(h, 2)))).toThrow(/freed/);
   });
 
   it("backward needs a one-element, finite loss", () => {
     const x = E.param([2], [1, -1]);
-    expect(() => E.mul(x, 2).backward()).toThrow(ShapeError);
-    expect(() => E.noGrad(() => E.sum(x)).backward()).toThrow(/does not depend on anything that requires a gradient/);
-    expect(() => E.sum(E.log(x)).backward()).toThrow(NonFiniteError);
-    expect(() => E.sum(E.log(x)).backward()).toThrow("backward: loss is NaN; first non-finite value in the output of log (2)");
-    expect(() => E.sum(E.div(E.abs(x), 0)).backward()).toThrow(/loss is Infinity; first non-finite value in the output of affine/);
+    expect(() => E.backward(E.mul(x, 2))).toThrow(ShapeError);
+    expect(() => E.backward(E.noGrad(() => E.sum(x)))).toThrow(/does not depend on anything that requires a gradient/);
+    expect(() => E.backward(E.sum(E.log(x)))).toThrow(NonFiniteError);
+    expect(() => E.backward(E.sum(E.log(x)))).toThrow("backward: loss is NaN; first non-finite value in the output of log (2)");
+    expect(() => E.backward(E.sum(E.div(E.abs(x), 0)))).toThrow(/loss is Infinity; first non-finite value in the output of affine/);
   });
 
   it("handles deep graphs without recursion limits", () => {
     const x = E.param([1], [1]);
     let y: E.Tensor = x;
     for (let i = 0; i < 20000; i++) y = E.add(y, 0);
-    E.sum(y).backward();
+    E.backward(E.sum(y));
     expectClose(x.grad!, [1]);
   });
 });

@@ -47,7 +47,7 @@ describe("profileKernels", () => {
     const before = E.backend();
     const { result, timings } = E.profileKernels(() => {
       const x = E.param([2, 3], 1);
-      E.sum(E.exp(E.matmul(x, x, { transB: true }))).backward();
+      E.backward(E.sum(E.exp(E.matmul(x, x, { transB: true }))));
       return 7;
     });
     expect(result).toBe(7);

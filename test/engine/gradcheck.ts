@@ -11,7 +11,7 @@
  */
 import { expect } from "vitest";
 import { Rng } from "../../src/util/rng.js";
-import { Tensor, mul, noGrad, sum } from "../../src/engine/index.js";
+import { Tensor, mul, noGrad, sum, backward } from "../../src/engine/index.js";
 import type { OpName } from "../../src/engine/ops/op-set.js";
 
 /** FD step and tolerances used unless a test states its own. */
@@ -52,7 +52,7 @@ export function gradcheck(
   const w = new Tensor(Float32Array.from({ length: out.size }, () => wRng.normal()), out.shape);
   const loss = sum(mul(out, w));
   collectOps(loss);
-  loss.backward();
+  backward(loss);
 
   const lossAt = (): number =>
     noGrad(() => {

@@ -89,7 +89,7 @@ describe("LoRA", () => {
     const baseWeight = net.blocks[0]!.attn.weight.data.slice();
     for (let i = 0; i < 3; i++) {
       opt.zeroGrad();
-      E.sum(E.pow(net.forward(ids), 2)).backward();
+      E.backward(E.sum(E.pow(net.forward(ids), 2)));
       opt.step();
     }
     for (const [n, t] of net.namedParameters()) if (!n.includes("lora")) expect(t.grad, n).toBeNull();

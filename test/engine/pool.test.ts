@@ -26,7 +26,7 @@ describe.each(E.availableBackends())("buffer pool on %s", (name) => {
       const a = E.scaledDotProductAttention(E.rope(q), q, q);
       const z = E.add(E.reshape(E.transpose(a, 1, 2), [b * t, h * d]), E.reshape(x, [b * t, 64]));
       const loss = E.crossEntropy(E.softmax(E.mul(z, 3)), targets);
-      loss.backward();
+      E.backward(loss);
       return { z, loss: loss.item(), grads: [w, g, table].map((p) => p.grad!) };
     };
     const first = step();

@@ -44,7 +44,7 @@ describe.each(E.availableBackends())("PyTorch parity on %s", (name) => {
     const out = OPS[c.name]!(c, xs);
     expect(out.shape).toEqual(c.out.shape);
     expectClose(out.data, c.out.data, 2e-5, 1e-4);
-    E.sum(E.mul(out, E.tensor(c.w, c.out.shape))).backward();
+    E.backward(E.sum(E.mul(out, E.tensor(c.w, c.out.shape))));
     xs.forEach((x, i) => expectClose(x.grad!, c.grads[i]!, 2e-5, 1e-4));
   });
 

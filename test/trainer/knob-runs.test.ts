@@ -19,7 +19,7 @@ import { sectionMasks } from "../../src/trainer/kl-sections.js";
 import { assignAdvantages, numbersOf } from "../../src/trainer/step-advantages.js";
 import { packRollouts } from "../../src/trainer/batch.js";
 import { policySurrogate } from "../../src/trainer/policy-update.js";
-import { tensor } from "../../src/engine/index.js";
+import { tensor, backward } from "../../src/engine/index.js";
 import type { Rollout, RolloutGroup } from "../../src/rollout/types.js";
 
 const TERMS = getTask("addition", { maxDigits: 1 }).terms;
@@ -143,7 +143,7 @@ describe("kl.sections on rollout records", () => {
     all.forEach((r, b) => r.samplerLogprobs.forEach((x, j) => (grid[b * p.T + p.starts[b]! + j] = x + 0.2)));
     const logp = tensor(grid, [p.B, p.T], { requiresGrad: true });
     const norm = lossNormalizer(all.map((r) => r.lossMask));
-    policySurrogate(algo, logp, p, 0.1, norm, masks ? { klMasks: masks.masks } : {}).surrogate.backward();
+    backward(policySurrogate(algo, logp, p, 0.1, norm, masks ? { klMasks: masks.masks } : {}).surrogate);
     return {
       tokenAdvantages: all.map((r) => r.tokenAdvantages),
       observedKl: algo.observedKl(all.map((r) => numbersOf(r, masks?.masks))),

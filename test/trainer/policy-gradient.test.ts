@@ -6,7 +6,7 @@
  * along it must raise J. With the rewards shuffled across completions (the bench:learn control) it must not.
  */
 import { describe, expect, it } from "vitest";
-import { exp, mul, noGrad, sum, tensor, type Tensor } from "../../src/engine/index.js";
+import { exp, mul, noGrad, sum, tensor, type Tensor, backward } from "../../src/engine/index.js";
 import { Transformer, tokenLogprobs } from "../../src/models/transformer.js";
 import { parseTransformerConfig } from "../../src/models/config.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
@@ -67,7 +67,7 @@ function grpoUpdate(G: number, shuffle: boolean): { delta: number[]; gradJ: numb
   const params = trainableParams(model);
   const theta0 = flat(model);
   const { J, logp, seqLogp } = exactObjective(model);
-  J.backward();
+  backward(J);
   const gradJ = params.flatMap(([, p]) => Array.from(p.grad!));
   for (const [, p] of params) p.grad = null;
 

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { tensor } from "../../src/engine/index.js";
+import { tensor, backward } from "../../src/engine/index.js";
 import { AlgorithmSchema, buildAlgorithm, lossNormalizer } from "../../src/algorithms/index.js";
 import { fromTrlGrpo, trlMicroBatchNormalizer, type TrlGrpoOptions } from "../../src/algorithms/trl-options.js";
 import { packRollouts } from "../../src/trainer/batch.js";
@@ -62,7 +62,7 @@ describe("TRL 1.13 loss fixtures through the trainer's loss path", () => {
     const norm = c.micro
       ? trlMicroBatchNormalizer(c.trl.loss_type!, c.mask, c.micro.gradientAccumulationSteps, c.numItemsInBatch)
       : lossNormalizer(c.mask);
-    policySurrogate(algo, logp, p, beta, norm).surrogate.backward();
+    backward(policySurrogate(algo, logp, p, beta, norm).surrogate);
     c.grad.forEach((row, b) =>
       row.forEach((g, j) => {
         const got = logp.grad![b * p.T + p.starts[b]! + j]!;

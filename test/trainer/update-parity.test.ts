@@ -6,7 +6,7 @@
  * not reach the loss.
  */
 import { describe, expect, it } from "vitest";
-import { mul, sum, tensor } from "../../src/engine/index.js";
+import { mul, sum, tensor, backward } from "../../src/engine/index.js";
 import { Rng } from "../../src/util/index.js";
 import { Transformer } from "../../src/models/transformer.js";
 import { parseTransformerConfig } from "../../src/models/config.js";
@@ -51,7 +51,7 @@ function trainerGrad(algorithm: object, beta: number, split: number[][]): { grad
     idx.forEach((i, b) => LP[i]!.forEach((x, j) => (grid[b * p.T + p.starts[b]! + j] = x)));
     const logp = tensor(grid, [p.B, p.T], { requiresGrad: true });
     const out = policySurrogate(algo, logp, p, beta, norm);
-    out.surrogate.backward();
+    backward(out.surrogate);
     idx.forEach((i, b) => LP[i]!.forEach((_, j) => (grad[i]![j] = logp.grad![b * p.T + p.starts[b]! + j]!)));
     metrics.push(out.metrics);
   }
@@ -149,7 +149,7 @@ describe("the whole updatePolicy on a tiny model", () => {
     expect(out.metrics["clip/regionFrac"]).toBeGreaterThan(0); // the fixture exercises clipping
     const g = new Float32Array(p.B * p.T);
     rows.forEach((r, b) => r.completionIds.forEach((_, j) => (g[b * p.T + p.starts[b]! + j] = out.grad[b]![j]!)));
-    sum(mul(logp, tensor(g, [p.B, p.T]))).backward();
+    backward(sum(mul(logp, tensor(g, [p.B, p.T]))));
     const want = trainableParams(ref).flatMap(([, q]) => Array.from(q.grad ?? new Float32Array(q.data.length)));
 
     for (const microBatchSize of [4, 1]) {
