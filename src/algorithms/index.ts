@@ -19,3 +19,4 @@ export * from "./zero-std.js";
 export * from "./off-policy.js";
 export * from "./multi-term.js";
 export * from "./replay-buffer.js";
+export * from "./trl-options.js";
