@@ -4,7 +4,14 @@
  * parameters on both tracks, after one warm-up run, and reports laps/s, ms per lap and evaluations/s.
  * `benchCarLaps()` is exported for bench/exec.ts.
  */
-import { DEFAULT_PARAMS, getTrack, runLap, TRACK_NAMES, type MpcParams, type TrackName } from "../src/rewards/car/index.js";
+import {
+  DEFAULT_PARAMS,
+  getTrack,
+  runLap,
+  TRACK_NAMES,
+  type MpcParams,
+  type TrackName,
+} from "../src/rewards/car/index.js";
 import { goldParams } from "../src/tasks/mpc-car.js";
 
 /** One JSON line of the bench format. */
@@ -28,7 +35,10 @@ export function benchCarLaps(opts: { runs?: number; quiet?: boolean } = {}): Ben
   let allMs = 0;
   for (const name of TRACK_NAMES) {
     const track = getTrack(name as TrackName);
-    const sets: MpcParams[] = [{ ...DEFAULT_PARAMS }, { ...DEFAULT_PARAMS, ...goldParams({ kind: "racingLine" }, name) }];
+    const sets: MpcParams[] = [
+      { ...DEFAULT_PARAMS },
+      { ...DEFAULT_PARAMS, ...goldParams({ kind: "racingLine" }, name) },
+    ];
     runLap(track, sets[0]!); // warm-up (JIT)
     let laps = 0;
     let ms = 0;

@@ -48,8 +48,31 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const PY = join(ROOT, ".venv", "bin", "python");
 const THREADS = Number(args.threads);
 
-const GPT: TransformerConfigInput = { arch: "gpt2", vocabSize: 512, dModel: 256, nLayers: 4, nHeads: 4, nKvHeads: 4, dFf: 1024, maxSeqLen: 128, normEps: 1e-5, tieEmbeddings: true };
-const LLAMA20M: TransformerConfigInput = { arch: "llama", vocabSize: 8192, dModel: 512, nLayers: 6, nHeads: 8, nKvHeads: 4, dFf: 1408, maxSeqLen: 256, normEps: 1e-5, ropeTheta: 10000, tieEmbeddings: true };
+const GPT: TransformerConfigInput = {
+  arch: "gpt2",
+  vocabSize: 512,
+  dModel: 256,
+  nLayers: 4,
+  nHeads: 4,
+  nKvHeads: 4,
+  dFf: 1024,
+  maxSeqLen: 128,
+  normEps: 1e-5,
+  tieEmbeddings: true,
+};
+const LLAMA20M: TransformerConfigInput = {
+  arch: "llama",
+  vocabSize: 8192,
+  dModel: 512,
+  nLayers: 6,
+  nHeads: 8,
+  nKvHeads: 4,
+  dFf: 1408,
+  maxSeqLen: 256,
+  normEps: 1e-5,
+  ropeTheta: 10000,
+  tieEmbeddings: true,
+};
 const SAMPLE_CFG: TransformerConfigInput = { ...GPT, maxSeqLen: 256 };
 const TRAIN = {
   gpt: { config: GPT, batch: 8, seq: 128, warmup: 2, steps: STEPS },
@@ -79,7 +102,8 @@ function medianTime(fn: () => void, warmup: number, reps: number, minTime = 0): 
 
 function benchMatmul(n: number): number {
   const rng = new Rng(n);
-  const a = new Float32Array(n * n).map(() => rng.normal()), b = new Float32Array(n * n).map(() => rng.normal());
+  const a = new Float32Array(n * n).map(() => rng.normal()),
+    b = new Float32Array(n * n).map(() => rng.normal());
   const c = new Float32Array(n * n);
   const k = backend();
   const p = { batch: 1, m: n, n, k: n, transA: false, transB: false, strideA: 0, strideB: 0, accumulate: false };
@@ -98,7 +122,8 @@ function benchTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { tokensPerS: number
   const model = new Transformer(cfg, rng.split("model"));
   const opt = new Optimizer(adamw({ lr: 1e-3, weightDecay: 0.01 }), model.namedParameters());
   const ids = randomIds(rng, t.batch * (t.seq + 1), cfg.vocabSize);
-  const x = new Int32Array(t.batch * t.seq), y = new Int32Array(t.batch * t.seq);
+  const x = new Int32Array(t.batch * t.seq),
+    y = new Int32Array(t.batch * t.seq);
   for (let b = 0; b < t.batch; b++) {
     x.set(ids.subarray(b * (t.seq + 1), b * (t.seq + 1) + t.seq), b * t.seq);
     y.set(ids.subarray(b * (t.seq + 1) + 1, (b + 1) * (t.seq + 1)), b * t.seq);
@@ -122,10 +147,14 @@ function drawTokens(logits: Float32Array, rows: number, vocab: number, rng: Rng,
     for (let j = 0; j < vocab; j++) mx = Math.max(mx, logits[o + j]!);
     let s = 0;
     for (let j = 0; j < vocab; j++) s += Math.exp(logits[o + j]! - mx);
-    let u = rng.random() * s, pick = vocab - 1;
+    let u = rng.random() * s,
+      pick = vocab - 1;
     for (let j = 0; j < vocab; j++) {
       u -= Math.exp(logits[o + j]! - mx);
-      if (u <= 0) { pick = j; break; }
+      if (u <= 0) {
+        pick = j;
+        break;
+      }
     }
     out[r] = pick;
   }
@@ -146,7 +175,11 @@ function benchSample(): number {
       const tok = new Int32Array(batch);
       let seqLen = promptLen;
       for (let i = 0; i < newTokens; i++) {
-        for (let b = 0; b < batch; b++) last.set(logits.data.subarray(((b + 1) * seqLen - 1) * cfg.vocabSize, (b + 1) * seqLen * cfg.vocabSize), b * cfg.vocabSize);
+        for (let b = 0; b < batch; b++)
+          last.set(
+            logits.data.subarray(((b + 1) * seqLen - 1) * cfg.vocabSize, (b + 1) * seqLen * cfg.vocabSize),
+            b * cfg.vocabSize,
+          );
         drawTokens(last, batch, cfg.vocabSize, rng, tok);
         logits = model.forward(tok, batch, 1, { cache }); // (B, 1, V)
         seqLen = 1;
@@ -155,7 +188,12 @@ function benchSample(): number {
   return (batch * newTokens) / medianTime(run, 1, SAMPLE.reps);
 }
 
-interface Row { metric: string; value: number; unit: string; note?: string }
+interface Row {
+  metric: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
 
 function runPeer(): Record<string, number | string> | null {
   if (args["no-peer"]) return null;
@@ -165,14 +203,23 @@ function runPeer(): Record<string, number | string> | null {
   }
   const settings: Record<string, unknown> = { threads: THREADS };
   if (only.has("matmul")) settings["matmul"] = MATMUL;
-  if (only.has("train")) settings["train"] = Object.fromEntries(Object.entries(TRAIN).map(([k, t]) => [k, { ...t, config: parseTransformerConfig(t.config) }]));
+  if (only.has("train"))
+    settings["train"] = Object.fromEntries(
+      Object.entries(TRAIN).map(([k, t]) => [k, { ...t, config: parseTransformerConfig(t.config) }]),
+    );
   if (only.has("sample")) settings["sample"] = { ...SAMPLE, config: parseTransformerConfig(SAMPLE.config) };
   const env = { ...process.env };
   delete env.OPENBLAS_CORETYPE;
   delete env.OPENBLAS_L2_SIZE;
-  const r = spawnSync(PY, [join(ROOT, "bench", "peers", "engine_peer.py"), JSON.stringify(settings)], { encoding: "utf8", maxBuffer: 1 << 24, env });
+  const r = spawnSync(PY, [join(ROOT, "bench", "peers", "engine_peer.py"), JSON.stringify(settings)], {
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+    env,
+  });
   if (r.status !== 0) {
-    console.log(`peer skipped: PyTorch peer failed (${(r.stderr || r.error?.message || "").trim().split("\n").slice(-1)[0]})`);
+    console.log(
+      `peer skipped: PyTorch peer failed (${(r.stderr || r.error?.message || "").trim().split("\n").slice(-1)[0]})`,
+    );
     return null;
   }
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, number | string>;
@@ -182,32 +229,70 @@ function main(): void {
   const k = setBackend(args.backend === "js" ? "js" : "native");
   if (k.name === "native") setNativeThreads(THREADS);
   const info = k.name === "native" ? nativeInfo() : null;
-  console.log(`bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} threads=${THREADS} cores=${cpus().length} cpu="${cpus()[0]?.model ?? "?"}"`);
+  console.log(
+    `bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} threads=${THREADS} cores=${cpus().length} cpu="${cpus()[0]?.model ?? "?"}"`,
+  );
   const rows: Row[] = [];
-  if (only.has("matmul")) for (const n of MATMUL) rows.push({ metric: `matmul.${n}.gflops`, value: benchMatmul(n), unit: "GFLOP/s" });
+  if (only.has("matmul"))
+    for (const n of MATMUL) rows.push({ metric: `matmul.${n}.gflops`, value: benchMatmul(n), unit: "GFLOP/s" });
   if (only.has("train")) {
     for (const [name, t] of Object.entries(TRAIN)) {
       const r = benchTrain(t);
-      rows.push({ metric: `train.${name}.tokens_per_s`, value: r.tokensPerS, unit: "tokens/s", note: `${(r.params / 1e6).toFixed(2)}M params, batch ${t.batch} x seq ${t.seq}` });
+      rows.push({
+        metric: `train.${name}.tokens_per_s`,
+        value: r.tokensPerS,
+        unit: "tokens/s",
+        note: `${(r.params / 1e6).toFixed(2)}M params, batch ${t.batch} x seq ${t.seq}`,
+      });
     }
   }
-  if (only.has("sample")) rows.push({ metric: "sample.tokens_per_s", value: benchSample(), unit: "tokens/s", note: `${SAMPLE.batch} seqs x ${SAMPLE.newTokens} new tokens, KV cache` });
+  if (only.has("sample"))
+    rows.push({
+      metric: "sample.tokens_per_s",
+      value: benchSample(),
+      unit: "tokens/s",
+      note: `${SAMPLE.batch} seqs x ${SAMPLE.newTokens} new tokens, KV cache`,
+    });
   const peer = runPeer();
   if (peer) {
     const b = (k: string) => String(peer[k]);
-    console.log(`peers: torch ${b("torch")} (BLAS ${b("torch_blas")}, ISA ${b("torch_isa")}, oneDNN ${b("torch_mkldnn")}); numpy ${b("numpy")} (BLAS ${b("numpy_blas")}, OpenBLAS core ${b("numpy_openblas_coretype")})`);
+    console.log(
+      `peers: torch ${b("torch")} (BLAS ${b("torch_blas")}, ISA ${b("torch_isa")}, oneDNN ${b("torch_mkldnn")}); numpy ${b("numpy")} (BLAS ${b("numpy_blas")}, OpenBLAS core ${b("numpy_openblas_coretype")})`,
+    );
   }
   for (const row of rows) {
     // Every peer that measured this metric; the ratio is quoted against the best of them.
     const peers: { name: string; value: number }[] = [];
-    if (peer && typeof peer[row.metric] === "number") peers.push({ name: `pytorch-eager ${peer["torch"]} (${peer["threads"]} threads)`, value: peer[row.metric] as number });
-    if (peer && typeof peer[`numpy:${row.metric}`] === "number") peers.push({ name: `numpy ${peer["numpy"]} ${peer["numpy_blas"]}`, value: peer[`numpy:${row.metric}`] as number });
+    if (peer && typeof peer[row.metric] === "number")
+      peers.push({
+        name: `pytorch-eager ${peer["torch"]} (${peer["threads"]} threads)`,
+        value: peer[row.metric] as number,
+      });
+    if (peer && typeof peer[`numpy:${row.metric}`] === "number")
+      peers.push({
+        name: `numpy ${peer["numpy"]} ${peer["numpy_blas"]}`,
+        value: peer[`numpy:${row.metric}`] as number,
+      });
     const best = peers.reduce<(typeof peers)[number] | null>((a, p) => (a === null || p.value > a.value ? p : a), null);
-    const rec: Record<string, unknown> = { bench: "engine", metric: row.metric, value: Number(row.value.toPrecision(4)), unit: row.unit };
-    if (best) Object.assign(rec, { peer: best.name, peerValue: Number(best.value.toPrecision(4)), ratio: Number((row.value / best.value).toFixed(3)) });
+    const rec: Record<string, unknown> = {
+      bench: "engine",
+      metric: row.metric,
+      value: Number(row.value.toPrecision(4)),
+      unit: row.unit,
+    };
+    if (best)
+      Object.assign(rec, {
+        peer: best.name,
+        peerValue: Number(best.value.toPrecision(4)),
+        ratio: Number((row.value / best.value).toFixed(3)),
+      });
     console.log(JSON.stringify(rec));
-    const vs = peers.map((p) => `   vs ${p.name.split(" ")[0]} ${p.value.toPrecision(4)} → ${(row.value / p.value).toFixed(2)}x`).join("");
-    console.log(`  ${row.metric.padEnd(28)} ${row.value.toPrecision(4).padStart(9)} ${row.unit}${vs}${row.note ? `   (${row.note})` : ""}`);
+    const vs = peers
+      .map((p) => `   vs ${p.name.split(" ")[0]} ${p.value.toPrecision(4)} → ${(row.value / p.value).toFixed(2)}x`)
+      .join("");
+    console.log(
+      `  ${row.metric.padEnd(28)} ${row.value.toPrecision(4).padStart(9)} ${row.unit}${vs}${row.note ? `   (${row.note})` : ""}`,
+    );
   }
   if (!peer) console.log("  (PyTorch peer skipped: rlvr figures only)");
 }

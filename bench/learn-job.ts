@@ -33,14 +33,22 @@ import { MODEL, TASKS, type JobResult, type JobSpec } from "./learn-settings.js"
 export function jobRecipe(spec: JobSpec, start: string) {
   const s = TASKS[spec.task]!;
   return resolveConfig({
-    name: spec.kind, outDir: spec.dir, seed: spec.seed, preset: "grpo",
+    name: spec.kind,
+    outDir: spec.dir,
+    seed: spec.seed,
+    preset: "grpo",
     model: { type: "checkpoint", path: start },
     task: { name: spec.task, options: s.options, trainExamples: s.trainExamples, testExamples: s.evalExamples },
     algorithm: { kl: { beta: s.rl.beta }, loss: { afterFirstError: s.rl.afterFirstError ?? "train" } },
     sampler: { type: "builtin", temperature: s.temperature },
     train: {
-      steps: s.rl.steps, promptsPerStep: s.rl.promptsPerStep, groupSize: s.rl.groupSize, maxCompletionTokens: s.maxTokens,
-      lr: s.rl.lr, schedule: { type: "linearWarmup", warmupSteps: s.rl.warmupSteps }, microBatchSize: 64,
+      steps: s.rl.steps,
+      promptsPerStep: s.rl.promptsPerStep,
+      groupSize: s.rl.groupSize,
+      maxCompletionTokens: s.maxTokens,
+      lr: s.rl.lr,
+      schedule: { type: "linearWarmup", warmupSteps: s.rl.warmupSteps },
+      microBatchSize: 64,
     },
     eval: { every: 0, atStart: false, examples: s.evalExamples, temperature: s.temperature, k: [1, s.evalSamples] },
     checkpoint: { every: 0, keepBest: false },
@@ -50,7 +58,10 @@ export function jobRecipe(spec: JobSpec, start: string) {
 }
 
 /** Held-out pass@1 of a saved model at every decoding, and the share of T 1 samples that show working. */
-async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ pass: Record<string, number>; shown: number }> {
+async function evaluateModel(
+  spec: JobSpec,
+  modelDir: string,
+): Promise<{ pass: Record<string, number>; shown: number }> {
   const s = TASKS[spec.task]!;
   const { model, tokenizer } = loadModel(modelDir);
   const task = getTask(spec.task, s.options);
@@ -60,7 +71,12 @@ async function evaluateModel(spec: JobSpec, modelDir: string): Promise<{ pass: R
   let shown = 0;
   for (const d of DECODINGS) {
     const k = d.temperature === 0 ? [1] : [1, s.evalSamples];
-    const res = await evaluate(model, tokenizer, task, testSet, { maxNewTokens: s.maxTokens, seed: spec.seed, temperature: d.temperature, k });
+    const res = await evaluate(model, tokenizer, task, testSet, {
+      maxNewTokens: s.maxTokens,
+      seed: spec.seed,
+      temperature: d.temperature,
+      k,
+    });
     pass[d.label] = res.metrics[key]!;
     if (d.temperature === 1) {
       // The share of sampled completions that write anything (working) before their box.
@@ -82,7 +98,12 @@ async function sftMore(spec: JobSpec): Promise<{ modelDir: string; steps: number
   const budgetMs = spec.budgetSeconds! * 1000;
   const lr = s.sft.lr * 0.1; // trainSft's default cosine floor: where the start's schedule ended
   const history = trainSft(model, tokenizer, pairs, {
-    steps: 1e9, batchSize: s.sft.batchSize, lr, warmupSteps: 0, minLrFrac: 1, rng: new Rng(spec.seed).split("sft-more"),
+    steps: 1e9,
+    batchSize: s.sft.batchSize,
+    lr,
+    warmupSteps: 0,
+    minLrFrac: 1,
+    rng: new Rng(spec.seed).split("sft-more"),
     until: () => performance.now() - t0 >= budgetMs,
   });
   const seconds = (performance.now() - t0) / 1000;

@@ -5,7 +5,14 @@
  */
 
 /** The policy: a small character-level GPT (about 0.8M parameters), trained from scratch by the SFT job. */
-export const MODEL = { arch: "gpt2" as const, dModel: 128, nLayers: 4, nHeads: 4, maxSeqLen: 96, tokenizer: "char" as const };
+export const MODEL = {
+  arch: "gpt2" as const,
+  dModel: 128,
+  nLayers: 4,
+  nHeads: 4,
+  maxSeqLen: 96,
+  tokenizer: "char" as const,
+};
 
 /** Per-task settings. */
 export interface TaskSettings {
@@ -22,11 +29,26 @@ export interface TaskSettings {
   /** The SFT start: a deliberately short supervised run, so there is room to improve. */
   sft: { steps: number; batchSize: number; lr: number };
   /** The RL run (GRPO, the concept card's sketch). */
-  rl: { steps: number; promptsPerStep: number; groupSize: number; lr: number; warmupSteps: number; beta: number; afterFirstError?: "train" | "mask" };
+  rl: {
+    steps: number;
+    promptsPerStep: number;
+    groupSize: number;
+    lr: number;
+    warmupSteps: number;
+    beta: number;
+    afterFirstError?: "train" | "mask";
+  };
 }
 
 /** The RL run both tasks use: GRPO with the card's loss, small lr and many steps (docs/training.md says why). */
-const GRPO_RUN: TaskSettings["rl"] = { steps: 300, promptsPerStep: 8, groupSize: 16, lr: 5e-5, warmupSteps: 10, beta: 0.04 };
+const GRPO_RUN: TaskSettings["rl"] = {
+  steps: 300,
+  promptsPerStep: 8,
+  groupSize: 16,
+  lr: 5e-5,
+  warmupSteps: 10,
+  beta: 0.04,
+};
 
 const TUNED: Record<string, TaskSettings> = {
   countdown: {
@@ -55,21 +77,38 @@ const TUNED: Record<string, TaskSettings> = {
 
 /** `BENCH_LEARN_SMOKE=1`: the same jobs at a tiny size (checks the plumbing in a minute; the figures mean nothing). */
 const smoke = (s: TaskSettings): TaskSettings => ({
-  ...s, evalExamples: 20, sft: { ...s.sft, steps: 20 }, rl: { ...s.rl, steps: 3, promptsPerStep: 2, groupSize: 4, warmupSteps: 0 },
+  ...s,
+  evalExamples: 20,
+  sft: { ...s.sft, steps: 20 },
+  rl: { ...s.rl, steps: 3, promptsPerStep: 2, groupSize: 4, warmupSteps: 0 },
 });
 
 /** Overrides from the environment (BENCH_LEARN_LR, _STEPS, _BETA, _CREDIT for RL; BENCH_LEARN_SFT_STEPS), for experiments. */
 function overridden(s: TaskSettings): TaskSettings {
   const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
   const c = process.env.BENCH_LEARN_CREDIT;
-  if (c !== undefined && c !== "train" && c !== "mask") throw new Error(`BENCH_LEARN_CREDIT: ${JSON.stringify(c)}; allowed: train, mask`);
+  if (c !== undefined && c !== "train" && c !== "mask")
+    throw new Error(`BENCH_LEARN_CREDIT: ${JSON.stringify(c)}; allowed: train, mask`);
   const credit = c ? { afterFirstError: c as "train" | "mask" } : {};
-  return { ...s, sft: { ...s.sft, steps: num("BENCH_LEARN_SFT_STEPS", s.sft.steps) }, rl: { ...s.rl, lr: num("BENCH_LEARN_LR", s.rl.lr), steps: num("BENCH_LEARN_STEPS", s.rl.steps), beta: num("BENCH_LEARN_BETA", s.rl.beta), ...credit } };
+  return {
+    ...s,
+    sft: { ...s.sft, steps: num("BENCH_LEARN_SFT_STEPS", s.sft.steps) },
+    rl: {
+      ...s.rl,
+      lr: num("BENCH_LEARN_LR", s.rl.lr),
+      steps: num("BENCH_LEARN_STEPS", s.rl.steps),
+      beta: num("BENCH_LEARN_BETA", s.rl.beta),
+      ...credit,
+    },
+  };
 }
 
 /** The settings in effect. */
 export const TASKS: Record<string, TaskSettings> = Object.fromEntries(
-  Object.entries(TUNED).map(([name, s]) => [name, process.env.BENCH_LEARN_SMOKE ? smoke(overridden(s)) : overridden(s)]),
+  Object.entries(TUNED).map(([name, s]) => [
+    name,
+    process.env.BENCH_LEARN_SMOKE ? smoke(overridden(s)) : overridden(s),
+  ]),
 );
 
 /** One job: the SFT start of (task, seed), the RL or control run from it, or the compute-matched SFT arm. */

@@ -26,7 +26,15 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
-import { benchLine, comparativeGate, gainOverBest, seedsFromEnv, sourceHash, splitFromEnv, summarize } from "./harness/index.js";
+import {
+  benchLine,
+  comparativeGate,
+  gainOverBest,
+  seedsFromEnv,
+  sourceHash,
+  splitFromEnv,
+  summarize,
+} from "./harness/index.js";
 import { MODEL, REPORTED_SEEDS, TASKS, type JobResult, type JobSpec } from "./learn-settings.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -55,12 +63,21 @@ function runJob(spec: JobSpec): Promise<JobResult> {
   const resultPath = join(spec.dir, `${spec.kind}.json`);
   rmSync(resultPath, { force: true });
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "bench", "learn-job.ts"), JSON.stringify(spec)], {
-      cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, RLVR_THREADS: "1" },
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "bench", "learn-job.ts"), JSON.stringify(spec)],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...process.env, RLVR_THREADS: "1" },
+      },
+    );
     child.on("error", rej);
     child.on("exit", (code, signal) => {
-      if (code !== 0 || !existsSync(resultPath)) rej(new Error(`bench:learn job ${spec.kind} ${spec.task} seed ${spec.seed} failed (${signal ?? `exit ${code}`})`));
+      if (code !== 0 || !existsSync(resultPath))
+        rej(
+          new Error(`bench:learn job ${spec.kind} ${spec.task} seed ${spec.seed} failed (${signal ?? `exit ${code}`})`),
+        );
       else res(JSON.parse(readFileSync(resultPath, "utf8")) as JobResult);
     });
   });
@@ -90,12 +107,17 @@ async function runAll(): Promise<JobResult[]> {
           running--;
           results.push(r);
           const mins = ((Date.now() - t0) / 60000).toFixed(1);
-          const pass = Object.entries(r.pass).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(", ");
-          console.error(`[${mins} min] ${r.task} seed ${r.seed} ${r.kind}: pass@1 ${pass}; trained ${r.trainSeconds.toFixed(0)}s`);
+          const pass = Object.entries(r.pass)
+            .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+            .join(", ");
+          console.error(
+            `[${mins} min] ${r.task} seed ${r.seed} ${r.kind}: pass@1 ${pass}; trained ${r.trainSeconds.toFixed(0)}s`,
+          );
           const start = join(r.dir, "model");
           // RL first: the queue is shared, so the remaining SFT starts wait behind it
           if (r.kind === "sft") queue.unshift({ ...spec, kind: "rl", start }, { ...spec, kind: "control", start });
-          if (r.kind === "rl" && SFT_ARM) queue.unshift({ ...spec, kind: "sftMore", start, budgetSeconds: r.trainSeconds });
+          if (r.kind === "rl" && SFT_ARM)
+            queue.unshift({ ...spec, kind: "sftMore", start, budgetSeconds: r.trainSeconds });
           pump();
         }, fail);
       }
@@ -106,41 +128,64 @@ async function runAll(): Promise<JobResult[]> {
 }
 
 const pts = (x: number) => (x * 100).toFixed(1);
-const passText = (r: JobResult) => Object.entries(r.pass).map(([k, v]) => `${k} ${pts(v)}`).join(" ");
+const passText = (r: JobResult) =>
+  Object.entries(r.pass)
+    .map(([k, v]) => `${k} ${pts(v)}`)
+    .join(" ");
 
 async function main(): Promise<void> {
-  console.error(`bench:learn: ${TASK_NAMES.join(", ")} × seeds ${SEEDS.join(",")} on the ${SPLIT} split, ${PARALLEL} jobs at a time, work folder ${OUT}`);
+  console.error(
+    `bench:learn: ${TASK_NAMES.join(", ")} × seeds ${SEEDS.join(",")} on the ${SPLIT} split, ${PARALLEL} jobs at a time, work folder ${OUT}`,
+  );
   const results = await runAll();
   const summary: string[] = [];
   let pass = true;
   for (const task of TASK_NAMES) {
-    const get = (kind: JobSpec["kind"], seed: number) => results.find((r) => r.task === task && r.kind === kind && r.seed === seed);
+    const get = (kind: JobSpec["kind"], seed: number) =>
+      results.find((r) => r.task === task && r.kind === kind && r.seed === seed);
     const seeds = SEEDS.map((seed) => {
-      const start = get("sft", seed)!, rl = get("rl", seed)!, control = get("control", seed)!, more = get("sftMore", seed);
+      const start = get("sft", seed)!,
+        rl = get("rl", seed)!,
+        control = get("control", seed)!,
+        more = get("sftMore", seed);
       const g = gainOverBest(start.pass, rl.pass);
       return {
-        seed, decoding: g.decoding, start: start.pass[g.decoding]!, rlBestVsBest: g.bestVsBest,
-        rl: g.atStartBest, control: gainOverBest(start.pass, control.pass).atStartBest,
+        seed,
+        decoding: g.decoding,
+        start: start.pass[g.decoding]!,
+        rlBestVsBest: g.bestVsBest,
+        rl: g.atStartBest,
+        control: gainOverBest(start.pass, control.pass).atStartBest,
         ...(more ? { sftMore: gainOverBest(start.pass, more.pass).atStartBest } : {}),
         rows: { start, rl, control, more },
       };
     });
     const verdict = comparativeGate(seeds, TARGET_MARGIN);
     pass &&= verdict.pass;
-    const g = summarize(seeds.map((s) => s.rl)), c = summarize(seeds.map((s) => s.control)), m = summarize(verdict.margins);
+    const g = summarize(seeds.map((s) => s.rl)),
+      c = summarize(seeds.map((s) => s.control)),
+      m = summarize(verdict.margins);
     line(`learn.${task}.start_best_pass1`, summarize(seeds.map((s) => s.start)).mean, "pass@1");
     line(`learn.${task}.rl_gain`, g.mean, "points/100");
     line(`learn.${task}.rl_gain_std`, g.std, "points/100");
     line(`learn.${task}.rl_gain_best_vs_best`, summarize(seeds.map((s) => s.rlBestVsBest)).mean, "points/100");
     line(`learn.${task}.control_gain`, c.mean, "points/100");
     line(`learn.${task}.margin_min`, m.min, "points/100");
-    if (seeds.every((s) => s.sftMore !== undefined)) line(`learn.${task}.sft_more_gain`, summarize(seeds.map((s) => s.sftMore!)).mean, "points/100");
+    if (seeds.every((s) => s.sftMore !== undefined))
+      line(`learn.${task}.sft_more_gain`, summarize(seeds.map((s) => s.sftMore!)).mean, "points/100");
     for (const s of seeds) {
       const r = s.rows;
-      summary.push(`  ${task} seed ${s.seed} (start's best decoding ${s.decoding}): start ${passText(r.start)} | RL ${passText(r.rl)} | control ${passText(r.control)}${r.more ? ` | more SFT ${passText(r.more)} (${r.more.sftSteps} steps)` : ""}`);
+      summary.push(
+        `  ${task} seed ${s.seed} (start's best decoding ${s.decoding}): start ${passText(r.start)} | RL ${passText(r.rl)} | control ${passText(r.control)}${r.more ? ` | more SFT ${passText(r.more)} (${r.more.sftSteps} steps)` : ""}`,
+      );
     }
-    const sftText = verdict.winnerVsSft === null ? "" : `; more SFT ${pts(summarize(seeds.map((s) => s.sftMore!)).mean)} (${verdict.winnerVsSft === "rl" ? "RL gains more" : verdict.winnerVsSft === "sft" ? "more SFT gains more" : "tie"})`;
-    summary.push(`${task}: RL ${pts(g.mean)} ± ${pts(g.std)} points over the start's best decoding, control ${pts(c.mean)} ± ${pts(c.std)}${sftText}; RL − control min ${pts(m.min)} (target >= ${pts(TARGET_MARGIN)} every seed): ${verdict.pass ? "PASS" : `FAIL (seeds ${verdict.failedSeeds.join(",")})`}`);
+    const sftText =
+      verdict.winnerVsSft === null
+        ? ""
+        : `; more SFT ${pts(summarize(seeds.map((s) => s.sftMore!)).mean)} (${verdict.winnerVsSft === "rl" ? "RL gains more" : verdict.winnerVsSft === "sft" ? "more SFT gains more" : "tie"})`;
+    summary.push(
+      `${task}: RL ${pts(g.mean)} ± ${pts(g.std)} points over the start's best decoding, control ${pts(c.mean)} ± ${pts(c.std)}${sftText}; RL − control min ${pts(m.min)} (target >= ${pts(TARGET_MARGIN)} every seed): ${verdict.pass ? "PASS" : `FAIL (seeds ${verdict.failedSeeds.join(",")})`}`,
+    );
   }
   for (const s of summary) console.log(s);
   console.log(`bench:learn ${pass ? "PASS" : "FAIL"}`);

@@ -42,12 +42,17 @@ const { values: args } = parseArgs({
     target: { type: "string", default: "0.98" },
   },
 });
-const steps = Number(args.steps), batchSize = Number(args.batch), lr = Number(args.lr);
-const maxDigits = Number(args.digits), evalEvery = Number(args["eval-every"]), evalSize = Number(args["eval-size"]);
+const steps = Number(args.steps),
+  batchSize = Number(args.batch),
+  lr = Number(args.lr);
+const maxDigits = Number(args.digits),
+  evalEvery = Number(args["eval-every"]),
+  evalSize = Number(args["eval-size"]);
 const target = Number(args.target);
 const reversed = args.format === "reversed";
 const padded = !args["no-padded"];
-if (args.format !== "reversed" && args.format !== "plain") throw new Error(`--format must be "reversed" or "plain", got "${args.format}"`);
+if (args.format !== "reversed" && args.format !== "plain")
+  throw new Error(`--format must be "reversed" or "plain", got "${args.format}"`);
 const BENCH = "sft-learn";
 
 function emit(metric: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
@@ -68,7 +73,8 @@ function withDigits(rng: Rng, n: number): number {
 function makeExamples(rng: Rng, count: number, exclude: Set<string>): SftExample[] {
   const out: SftExample[] = [];
   while (out.length < count) {
-    const a = withDigits(rng, rng.intBetween(1, maxDigits)), b = withDigits(rng, rng.intBetween(1, maxDigits));
+    const a = withDigits(rng, rng.intBetween(1, maxDigits)),
+      b = withDigits(rng, rng.intBetween(1, maxDigits));
     const prompt = padded ? `${pad(a)}+${pad(b)}=` : `${a}+${b}=`;
     if (exclude.has(prompt)) continue;
     exclude.add(prompt);
@@ -87,7 +93,9 @@ function exactMatch(model: Transformer, tok: Tokenizer, examples: readonly SftEx
     const chunk = examples.slice(i, i + 100);
     const prompts = chunk.map((e) => [...(tok.bosId !== null ? [tok.bosId] : []), ...tok.encode(e.prompt)]);
     const out = sample(model, tok, prompts, { maxNewTokens: maxDigits + 2, temperature: 0, rng: new Rng(0) });
-    out.forEach((s, j) => { if (s.text === chunk[j]!.completion) correct++; });
+    out.forEach((s, j) => {
+      if (s.text === chunk[j]!.completion) correct++;
+    });
   }
   model.train();
   return correct / examples.length;
@@ -100,11 +108,17 @@ function main(): void {
   const heldOut = makeExamples(rng.split("test"), evalSize, seen);
   const finalTest = makeExamples(rng.split("final"), Math.min(2000, Math.floor(space / 10)), seen);
   // at most half of what is left, so rejection sampling of unseen prompts stays fast
-  const train = makeExamples(rng.split("train"), Math.min(100_000, steps * batchSize, Math.floor((space - seen.size) / 2)), seen);
+  const train = makeExamples(
+    rng.split("train"),
+    Math.min(100_000, steps * batchSize, Math.floor((space - seen.size) / 2)),
+    seen,
+  );
   const { model, tokenizer } = createModel(args.model!, rng.split("init"));
   const params = model.numParameters();
-  console.log(`# sft-learn: ${args.model} (${(params / 1e6).toFixed(2)}M params, ${model.config.arch}), backend ${backend().name}, ` +
-    `${maxDigits}-digit addition (${args.format}${padded ? ", zero-padded" : ""}), ${train.length} train / ${heldOut.length} held-out, ${steps} steps x ${batchSize}, lr ${lr}`);
+  console.log(
+    `# sft-learn: ${args.model} (${(params / 1e6).toFixed(2)}M params, ${model.config.arch}), backend ${backend().name}, ` +
+      `${maxDigits}-digit addition (${args.format}${padded ? ", zero-padded" : ""}), ${train.length} train / ${heldOut.length} held-out, ${steps} steps x ${batchSize}, lr ${lr}`,
+  );
   emit("model.params", params, "count");
 
   const t0 = performance.now();
@@ -115,18 +129,28 @@ function main(): void {
   let positions = 0;
   try {
     trainSft(model, tokenizer, train, {
-      steps, batchSize, lr, rng: rng.split("order"),
+      steps,
+      batchSize,
+      lr,
+      rng: rng.split("order"),
       onStep: (m) => {
         positions += m.positions;
         smooth = Number.isNaN(smooth) ? m.loss : 0.95 * smooth + 0.05 * m.loss;
-        if (m.step % 50 === 0) emit("train.loss", smooth, "nats", { step: m.step, lr: Number(m.lr.toPrecision(3)), s: Math.round((performance.now() - t0) / 1000) });
+        if (m.step % 50 === 0)
+          emit("train.loss", smooth, "nats", {
+            step: m.step,
+            lr: Number(m.lr.toPrecision(3)),
+            s: Math.round((performance.now() - t0) / 1000),
+          });
         if (m.step % evalEvery === 0 || m.step === steps) {
           const e0 = performance.now();
           lastAcc = exactMatch(model, tokenizer, heldOut);
           evalSeconds += (performance.now() - e0) / 1000;
           const wall = (performance.now() - t0) / 1000;
           emit("heldout.exact_match", lastAcc, "fraction", { step: m.step });
-          console.log(`step ${m.step}: loss ${smooth.toFixed(4)}, held-out exact match ${(100 * lastAcc).toFixed(1)}%, ${wall.toFixed(0)} s`);
+          console.log(
+            `step ${m.step}: loss ${smooth.toFixed(4)}, held-out exact match ${(100 * lastAcc).toFixed(1)}%, ${wall.toFixed(0)} s`,
+          );
           if (lastAcc >= target) {
             stoppedAt = m.step;
             throw new EarlyStop();
@@ -142,8 +166,10 @@ function main(): void {
   emit("final.exact_match", final, "fraction", { step: stoppedAt, examples: finalTest.length });
   emit("wall_s", wall, "s", { trainSeconds: Number((wall - evalSeconds).toFixed(1)) });
   emit("train.tokens_per_s", positions / (wall - evalSeconds), "tokens/s");
-  console.log(`sft-learn: ${(100 * final).toFixed(1)}% exact match on ${finalTest.length} unseen sums after ${stoppedAt} steps ` +
-    `in ${wall.toFixed(0)} s (${evalSeconds.toFixed(0)} s of it evaluating) — target >= 95%: ${final >= 0.95 ? "PASS" : "FAIL"}`);
+  console.log(
+    `sft-learn: ${(100 * final).toFixed(1)}% exact match on ${finalTest.length} unseen sums after ${stoppedAt} steps ` +
+      `in ${wall.toFixed(0)} s (${evalSeconds.toFixed(0)} s of it evaluating) — target >= 95%: ${final >= 0.95 ? "PASS" : "FAIL"}`,
+  );
 }
 
 /** Thrown from the step hook to end training once the held-out target is met. */

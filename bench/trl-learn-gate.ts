@@ -54,8 +54,9 @@ export interface ParityVerdict {
 /** PASS when rlvr's mean gain per step is at least TRL's minus the seed spread and TRL learned (file comment). */
 export function learningParity(rlvrSlopes: readonly number[], trlSlopes: readonly number[]): ParityVerdict {
   if (rlvrSlopes.length === 0 || rlvrSlopes.length !== trlSlopes.length) {
-    throw new Error("learningParity: need one slope per seed on both sides, " +
-      `got ${rlvrSlopes.length} and ${trlSlopes.length}`);
+    throw new Error(
+      "learningParity: need one slope per seed on both sides, " + `got ${rlvrSlopes.length} and ${trlSlopes.length}`,
+    );
   }
   if ([...rlvrSlopes, ...trlSlopes].some((x) => !Number.isFinite(x))) {
     throw new Error("learningParity: a slope is not finite");

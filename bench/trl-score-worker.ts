@@ -22,16 +22,22 @@ export function cutAtStop(text: string, stop: readonly string[]): string {
 }
 
 /** Scores one batch: each completion against the train example with that prompt. */
-export async function scoreBatch(task: Task, byPrompt: ReadonlyMap<string, Example>, prompts: readonly string[],
-  completions: readonly string[]): Promise<(number | null)[]> {
+export async function scoreBatch(
+  task: Task,
+  byPrompt: ReadonlyMap<string, Example>,
+  prompts: readonly string[],
+  completions: readonly string[],
+): Promise<(number | null)[]> {
   if (prompts.length !== completions.length) {
     throw new Error(`score worker: ${prompts.length} prompts, ${completions.length} completions`);
   }
-  return Promise.all(prompts.map(async (p, i) => {
-    const ex = byPrompt.get(p);
-    if (!ex) throw new Error(`score worker: prompt ${JSON.stringify(p)} is not a train prompt of ${task.name}`);
-    return (await task.score(ex, cutAtStop(completions[i]!, task.stop ?? []))).score;
-  }));
+  return Promise.all(
+    prompts.map(async (p, i) => {
+      const ex = byPrompt.get(p);
+      if (!ex) throw new Error(`score worker: prompt ${JSON.stringify(p)} is not a train prompt of ${task.name}`);
+      return (await task.score(ex, cutAtStop(completions[i]!, task.stop ?? []))).score;
+    }),
+  );
 }
 
 async function main(): Promise<void> {

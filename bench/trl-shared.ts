@@ -46,8 +46,13 @@ export interface LlamaShape {
  */
 export function writeLlama(dir: string, shape: LlamaShape, seed: number): void {
   const { tokenizer } = loadModel(FIXTURE); // its tokenizer, with the eos and pad ids of its config.json
-  const config = parseTransformerConfig({ arch: "llama", vocabSize: 300, tieEmbeddings: false, normEps: 1e-6,
-    ...shape });
+  const config = parseTransformerConfig({
+    arch: "llama",
+    vocabSize: 300,
+    tieEmbeddings: false,
+    normEps: 1e-6,
+    ...shape,
+  });
   saveModel(dir, new Transformer(config, new Rng(seed).split("init")), tokenizer);
 }
 
@@ -103,11 +108,13 @@ export function stepClock(inner: readonly Reporter[]): { reporter: Reporter; end
   const t0 = performance.now();
   let logging = 0;
   const ends: number[] = [];
-  const timed = <K extends keyof Reporter>(hook: K) => (...args: Parameters<NonNullable<Reporter[K]>>) => {
-    const t = performance.now();
-    emit(inner, hook, ...args);
-    logging += performance.now() - t;
-  };
+  const timed =
+    <K extends keyof Reporter>(hook: K) =>
+    (...args: Parameters<NonNullable<Reporter[K]>>) => {
+      const t = performance.now();
+      emit(inner, hook, ...args);
+      logging += performance.now() - t;
+    };
   const onStep = timed("onStep");
   const reporter: Reporter = {
     onStart: timed("onStart"),

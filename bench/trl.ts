@@ -26,7 +26,16 @@ import { RunDir } from "../src/trainer/run-dir.js";
 import { jsonlReporter } from "../src/trainer/reporters.js";
 import { benchLine } from "./harness/index.js";
 import {
-  FIXTURE, haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, stepClock, steadyStepsPerSecond, writeLlama,
+  FIXTURE,
+  haveTrl,
+  jsonLines,
+  PY,
+  ROOT,
+  rlvrSettingsFor,
+  runPython,
+  stepClock,
+  steadyStepsPerSecond,
+  writeLlama,
   type LlamaShape,
 } from "./trl-shared.js";
 
@@ -41,8 +50,11 @@ interface Shape {
 const SHAPES: Shape[] = [
   { name: "tiny", shape: null, G: 4, promptsPerStep: 4, maxNewTokens: 16 },
   {
-    name: "llama4x256", shape: { dModel: 256, nLayers: 4, nHeads: 8, nKvHeads: 4, dFf: 688, maxSeqLen: 128 },
-    G: 8, promptsPerStep: 4, maxNewTokens: 32,
+    name: "llama4x256",
+    shape: { dModel: 256, nLayers: 4, nHeads: 8, nKvHeads: 4, dFf: 688, maxSeqLen: 128 },
+    G: 8,
+    promptsPerStep: 4,
+    maxNewTokens: 32,
   },
 ];
 const S = { lr: 1e-3, beta: 0.04, steps: Number(process.env.BENCH_TRL_STEPS ?? 20), seed: 0 };
@@ -53,8 +65,19 @@ const S = { lr: 1e-3, beta: 0.04, steps: Number(process.env.BENCH_TRL_STEPS ?? 2
  * default multiplies it by the ratio; docs/algorithms.md, "TRL and verl option mapping"); at num_iterations 1 the
  * clip ε never binds.
  */
-type TimedOptions = Required<Pick<TrlGrpoOptions, "loss_type" | "scale_rewards" | "importance_sampling_level" | "beta" |
-  "use_bias_correction_kl" | "epsilon" | "num_iterations" | "max_completion_length">>;
+type TimedOptions = Required<
+  Pick<
+    TrlGrpoOptions,
+    | "loss_type"
+    | "scale_rewards"
+    | "importance_sampling_level"
+    | "beta"
+    | "use_bias_correction_kl"
+    | "epsilon"
+    | "num_iterations"
+    | "max_completion_length"
+  >
+>;
 function trlOptions(maxNewTokens: number): TimedOptions {
   return {
     loss_type: "grpo",
@@ -85,8 +108,9 @@ function printOptions(options: TimedOptions): void {
     console.log(`  TRL ${k}=${JSON.stringify(v)}  ->  rlvr ${rlvr[k as keyof typeof rlvr]}`);
   }
   const count = Object.keys(options).length;
-  console.log(JSON.stringify({ bench: "trl", metric: "trl.options", value: count, unit: "options",
-    trl: options, rlvr }));
+  console.log(
+    JSON.stringify({ bench: "trl", metric: "trl.options", value: count, unit: "options", trl: options, rlvr }),
+  );
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -99,9 +123,19 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
 
   // ---- TRL
   const settings = {
-    model_dir: modelDir, out_dir: join(work, `${sh.name}-trl`), seed: S.seed, steps: S.steps, lr: S.lr, beta: S.beta,
-    G: sh.G, prompts_per_step: sh.promptsPerStep, max_new_tokens: sh.maxNewTokens, loss_type: "grpo", threads: 2,
-    trl_options: options, prompts,
+    model_dir: modelDir,
+    out_dir: join(work, `${sh.name}-trl`),
+    seed: S.seed,
+    steps: S.steps,
+    lr: S.lr,
+    beta: S.beta,
+    G: sh.G,
+    prompts_per_step: sh.promptsPerStep,
+    max_new_tokens: sh.maxNewTokens,
+    loss_type: "grpo",
+    threads: 2,
+    trl_options: options,
+    prompts,
   };
   const settingsPath = join(work, `${sh.name}-settings.json`);
   writeFileSync(settingsPath, JSON.stringify(settings));
@@ -116,13 +150,22 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   // ---- rlvr, same settings: fromTrlGrpo(options) field by field (z-score per group, seq-mean-token-mean, k3 KL)
   const mapped = rlvrSettingsFor(options);
   const config = resolveConfig({
-    name: `${sh.name}-rlvr`, outDir: work, seed: S.seed, preset: "grpo",
+    name: `${sh.name}-rlvr`,
+    outDir: work,
+    seed: S.seed,
+    preset: "grpo",
     model: { type: "checkpoint", path: modelDir },
     task: { name: "addition", options: { minDigits: 1, maxDigits: 1 }, trainExamples: 512, testExamples: 16 },
     algorithm: mapped.algorithm,
     train: {
-      innerIterations: mapped.innerIterations, steps: S.steps, promptsPerStep: sh.promptsPerStep, groupSize: sh.G,
-      maxCompletionTokens: sh.maxNewTokens, lr: S.lr, microBatchSize: sh.G * sh.promptsPerStep, maxGradNorm: 1,
+      innerIterations: mapped.innerIterations,
+      steps: S.steps,
+      promptsPerStep: sh.promptsPerStep,
+      groupSize: sh.G,
+      maxCompletionTokens: sh.maxNewTokens,
+      lr: S.lr,
+      microBatchSize: sh.G * sh.promptsPerStep,
+      maxGradNorm: 1,
     },
     eval: { every: 0, atStart: false, examples: 16 },
     checkpoint: { every: 0, keepBest: false },
@@ -143,16 +186,19 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   console.log(benchLine("trl", `trl.${sh.name}.steps_per_s`, ourRate, "steps/s", { name: peer, value: trlRate }));
   const lengthPeer = { name: peer, value: trlLength };
   console.log(benchLine("trl", `trl.${sh.name}.completion_length`, ourLength, "tokens", lengthPeer));
-  const rewards = JSON.parse(benchLine("trl", `trl.${sh.name}.reward_curve`, mean(ours), "mean reward",
-    { name: peer, value: mean(trlCurve) }));
+  const rewards = JSON.parse(
+    benchLine("trl", `trl.${sh.name}.reward_curve`, mean(ours), "mean reward", { name: peer, value: mean(trlCurve) }),
+  );
   const round = (xs: number[]) => xs.map((x) => +x.toFixed(4));
   console.log(JSON.stringify({ ...rewards, curve: round(ours), peerCurve: round(trlCurve) }));
-  console.log(`[${sh.name}] rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ` +
-    `${ratio.toFixed(2)}x (target >= 3x); ` +
-    `mean completion length rlvr ${ourLength.toFixed(1)} TRL ${trlLength.toFixed(1)} tokens; settings G=${sh.G} ` +
-    `Q=${sh.promptsPerStep} maxNew=${sh.maxNewTokens} ` +
-    `model=${sh.shape ? JSON.stringify(sh.shape) : "parity fixture"} ` +
-    `lr=${S.lr} beta=${S.beta} steps=${S.steps}, loss grpo; window: end of step 1 to end of step ${S.steps}`);
+  console.log(
+    `[${sh.name}] rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ` +
+      `${ratio.toFixed(2)}x (target >= 3x); ` +
+      `mean completion length rlvr ${ourLength.toFixed(1)} TRL ${trlLength.toFixed(1)} tokens; settings G=${sh.G} ` +
+      `Q=${sh.promptsPerStep} maxNew=${sh.maxNewTokens} ` +
+      `model=${sh.shape ? JSON.stringify(sh.shape) : "parity fixture"} ` +
+      `lr=${S.lr} beta=${S.beta} steps=${S.steps}, loss grpo; window: end of step 1 to end of step ${S.steps}`,
+  );
   printOptions(options);
   console.log(`  reward rlvr: ${ours.map((x) => x.toFixed(2)).join(" ")}`);
   console.log(`  reward TRL:  ${trlCurve.map((x) => x.toFixed(2)).join(" ")}`);
@@ -160,8 +206,10 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
 
 async function main(): Promise<void> {
   if (!haveTrl()) {
-    console.log(`bench:trl skipped: no Python environment with trl at ${PY} ` +
-      "(create .venv with torch, transformers, trl to run it)");
+    console.log(
+      `bench:trl skipped: no Python environment with trl at ${PY} ` +
+        "(create .venv with torch, transformers, trl to run it)",
+    );
     console.log(JSON.stringify({ bench: "trl", metric: "trl.skipped", value: 1, unit: "bool" }));
     return;
   }
@@ -172,7 +220,8 @@ async function main(): Promise<void> {
     throw new Error(`BENCH_TRL_SHAPES: unknown ${unknown.join(", ")}; allowed: ${allowed}`);
   }
   const task = getTask("addition", { minDigits: 1, maxDigits: 1 });
-  const prompts = task.generate("train", 512, 0)
+  const prompts = task
+    .generate("train", 512, 0)
     .map((e) => ({ prompt: e.prompt, answer: (e.gold as { answer: string }).answer }));
   const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-"));
   try {

@@ -33,11 +33,14 @@ const candidates = [
 ].filter((p) => p && existsSync(p));
 const args = ["rebuild", "--release", "-j", "max"];
 // Headers of the running Node, when installed beside it (Debian/NodeSource/official tarballs all do).
-if (!process.env.npm_config_nodedir && existsSync(join(prefix, "include", "node", "node_api.h"))) args.push(`--nodedir=${prefix}`);
+if (!process.env.npm_config_nodedir && existsSync(join(prefix, "include", "node", "node_api.h")))
+  args.push(`--nodedir=${prefix}`);
 const cmd = candidates.length > 0 ? [process.execPath, [candidates[0], ...args]] : ["node-gyp", args];
 const started = Date.now();
 const r = spawnSync(cmd[0], cmd[1], { cwd: root, stdio: "inherit" });
 if (r.error) warn(`could not run node-gyp: ${r.error.message}`);
 if (r.status !== 0) warn(`node-gyp exited with status ${r.status}`);
-console.log(`rlvr: native addon built in ${((Date.now() - started) / 1000).toFixed(1)} s (build/Release/rlvr_native.node)`);
+console.log(
+  `rlvr: native addon built in ${((Date.now() - started) / 1000).toFixed(1)} s (build/Release/rlvr_native.node)`,
+);
 process.exit(0);

@@ -24,7 +24,15 @@ const { values } = parseArgs({
 });
 
 /** The demo model: ~0.8M parameters, 4 layers of width 128, character vocabulary. */
-const MODEL = { type: "new" as const, arch: "gpt2" as const, dModel: 128, nLayers: 4, nHeads: 4, maxSeqLen: 64, tokenizer: "char" as const };
+const MODEL = {
+  type: "new" as const,
+  arch: "gpt2" as const,
+  dModel: 128,
+  nLayers: 4,
+  nHeads: 4,
+  maxSeqLen: 64,
+  tokenizer: "char" as const,
+};
 
 const demo = loadRecipe(join(ROOT, "recipes", "demo.yaml"));
 const task = getTask(demo.task.name, demo.task.options);
@@ -32,10 +40,21 @@ const seed = Number(values.seed);
 const policy = buildModel(MODEL, seed);
 const trainSet = task.generate("train", demo.task.trainExamples, demo.task.seed);
 const t0 = Date.now();
-await sftWarmStart(policy, trainSet, { ...demo, seed, sft: { enabled: true, steps: Number(values.steps), batchSize: Number(values.batch), lr: Number(values.lr) } });
+await sftWarmStart(policy, trainSet, {
+  ...demo,
+  seed,
+  sft: { enabled: true, steps: Number(values.steps), batchSize: Number(values.batch), lr: Number(values.lr) },
+});
 const testSet = task.generate("test", demo.eval.examples, demo.task.seed);
-const res = await evaluate(policy.model, policy.tokenizer, task, testSet, { temperature: 0, k: [1], maxNewTokens: demo.train.maxCompletionTokens, seed: 0 });
+const res = await evaluate(policy.model, policy.tokenizer, task, testSet, {
+  temperature: 0,
+  k: [1],
+  maxNewTokens: demo.train.maxCompletionTokens,
+  seed: 0,
+});
 saveModel(values.out!, policy.model, policy.tokenizer);
 const params = policy.model.namedParameters().reduce((s, [, p]) => s + p.size, 0);
-console.log(`saved ${values.out} (${(params / 1e6).toFixed(2)}M params) after ${values.steps} SFT steps in ${((Date.now() - t0) / 1000).toFixed(0)}s; ` +
-  `held-out greedy pass@1 ${res.metrics[`eval/${task.name}/pass@1`]!.toFixed(3)}`);
+console.log(
+  `saved ${values.out} (${(params / 1e6).toFixed(2)}M params) after ${values.steps} SFT steps in ${((Date.now() - t0) / 1000).toFixed(0)}s; ` +
+    `held-out greedy pass@1 ${res.metrics[`eval/${task.name}/pass@1`]!.toFixed(3)}`,
+);

@@ -8,7 +8,19 @@
  * refVelocity is tuned at vRef = 3 m/s; its gold is a template whose speed bounds are set to the asked speed.
  */
 import { writeFileSync } from "node:fs";
-import { baselineRmse, DEFAULT_PARAMS, evaluateParams, PARAM_RANGES, parseCase, SIM_VERSION, TRACK_NAMES, type MpcParams, type ParamName, type TrackName, validateParams } from "../src/rewards/car/index.js";
+import {
+  baselineRmse,
+  DEFAULT_PARAMS,
+  evaluateParams,
+  PARAM_RANGES,
+  parseCase,
+  SIM_VERSION,
+  TRACK_NAMES,
+  type MpcParams,
+  type ParamName,
+  type TrackName,
+  validateParams,
+} from "../src/rewards/car/index.js";
 
 type Partial11 = Partial<MpcParams>;
 
@@ -23,7 +35,10 @@ const PLANS: Record<string, Plan> = {
   centerline: { start: { qn: 1, track_safety_margin: 1 }, search: ["qn", "qalpha", "qddelta", "track_safety_margin"] },
   reverse: { start: { qv: 0, v_min: -1, v_max: -1 }, search: ["qalpha", "qn", "qddelta", "qac"] },
   "refVelocity(3)": { start: { qv: 0, v_min: 3, v_max: 3 }, search: ["qalpha", "qn", "qddelta", "qac"] },
-  smooth: { start: { alat_max: 4, a_min: -2, a_max: 2, qac: 0.5, v_min: 1, v_max: 3 }, search: ["alat_max", "v_max", "qac", "qddelta", "a_max"] },
+  smooth: {
+    start: { alat_max: 4, a_min: -2, a_max: 2, qac: 0.5, v_min: 1, v_max: 3 },
+    search: ["alat_max", "v_max", "qac", "qddelta", "a_max"],
+  },
 };
 
 function clampParam(name: ParamName, v: number): number {
@@ -33,7 +48,9 @@ function clampParam(name: ParamName, v: number): number {
 
 /** The reward's own validation (ranges, v_min ≤ v_max after merging with the defaults). */
 function isValid(p: Partial11): boolean {
-  const values = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, { kind: "number" as const, value: v as number }]));
+  const values = Object.fromEntries(
+    Object.entries(p).map(([k, v]) => [k, { kind: "number" as const, value: v as number }]),
+  );
   return validateParams(values, "reject").ok;
 }
 
@@ -73,7 +90,9 @@ for (const track of TRACK_NAMES) {
     const t0 = Date.now();
     const r = tune(caseText, track);
     out[track]![caseText] = r;
-    console.log(`${track} ${caseText}: baseline ${r.baseline.toFixed(4)} tuned ${r.metric.toFixed(4)} (${(1 - r.metric / r.baseline).toFixed(3)}) ${JSON.stringify(r.params)} [${((Date.now() - t0) / 1000).toFixed(1)} s]`);
+    console.log(
+      `${track} ${caseText}: baseline ${r.baseline.toFixed(4)} tuned ${r.metric.toFixed(4)} (${(1 - r.metric / r.baseline).toFixed(3)}) ${JSON.stringify(r.params)} [${((Date.now() - t0) / 1000).toFixed(1)} s]`,
+    );
   }
 }
 

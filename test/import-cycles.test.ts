@@ -26,8 +26,13 @@ function runtimeSpecifiers(file: string): string[] {
   for (const st of sf.statements) {
     if (ts.isImportDeclaration(st)) {
       const c = st.importClause;
-      const typeOnly = c !== undefined && (c.isTypeOnly || (c.name === undefined && c.namedBindings !== undefined &&
-        ts.isNamedImports(c.namedBindings) && c.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        c !== undefined &&
+        (c.isTypeOnly ||
+          (c.name === undefined &&
+            c.namedBindings !== undefined &&
+            ts.isNamedImports(c.namedBindings) &&
+            c.namedBindings.elements.every((e) => e.isTypeOnly)));
       if (!typeOnly) out.push((st.moduleSpecifier as ts.StringLiteral).text);
     } else if (ts.isExportDeclaration(st) && st.moduleSpecifier && !st.isTypeOnly) {
       const named = st.exportClause && ts.isNamedExports(st.exportClause) ? st.exportClause.elements : null;
@@ -40,7 +45,14 @@ function runtimeSpecifiers(file: string): string[] {
 /** file → the files of `files` it loads at run time (.js specifiers mapped back to .ts). */
 function importGraph(files: string[]): Map<string, string[]> {
   const set = new Set(files);
-  return new Map(files.map((f) => [f, runtimeSpecifiers(f).map((s) => resolve(dirname(f), s.replace(/\.js$/, ".ts"))).filter((t) => set.has(t))]));
+  return new Map(
+    files.map((f) => [
+      f,
+      runtimeSpecifiers(f)
+        .map((s) => resolve(dirname(f), s.replace(/\.js$/, ".ts")))
+        .filter((t) => set.has(t)),
+    ]),
+  );
 }
 
 /** One cycle of the graph as a list of files (first = last), or null. */
@@ -72,13 +84,31 @@ function findCycle(graph: Map<string, string[]>): string[] | null {
 
 describe("import cycles", () => {
   it("the detector finds a planted circle and passes a chain", () => {
-    expect(findCycle(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]]]))).toEqual(["a", "b", "c", "a"]);
-    expect(findCycle(new Map([["a", ["b"]], ["b", ["c"]], ["c", []]]))).toBeNull();
+    expect(
+      findCycle(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", ["a"]],
+        ]),
+      ),
+    ).toEqual(["a", "b", "c", "a"]);
+    expect(
+      findCycle(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", []],
+        ]),
+      ),
+    ).toBeNull();
   });
   it("type-only imports do not count; value imports do", () => {
-    expect(importGraph([join(ROOT, "src", "engine", "ops", "op-set.ts"), join(ROOT, "src", "engine", "tensor.ts")]).get(
-      join(ROOT, "src", "engine", "ops", "op-set.ts"),
-    )).toEqual([]);
+    expect(
+      importGraph([join(ROOT, "src", "engine", "ops", "op-set.ts"), join(ROOT, "src", "engine", "tensor.ts")]).get(
+        join(ROOT, "src", "engine", "ops", "op-set.ts"),
+      ),
+    ).toEqual([]);
     expect(runtimeSpecifiers(join(ROOT, "src", "engine", "autograd.ts"))).toContain("./grad-table.js");
   });
   it("src/engine has none", () => {

@@ -13,8 +13,17 @@ import { join, relative, resolve, dirname } from "node:path";
 const SRC = resolve(__dirname, "..", "src");
 
 /** Layer folder → the other layers it may import (DESIGN.md "Layers"; trainer and surfaces import all below). */
-const BELOW_SURFACES = ["trainer", "rollout", "algorithms", "sampling", "models", "engine", "envs", "rewards", "tasks"]
-  .concat("util");
+const BELOW_SURFACES = [
+  "trainer",
+  "rollout",
+  "algorithms",
+  "sampling",
+  "models",
+  "engine",
+  "envs",
+  "rewards",
+  "tasks",
+].concat("util");
 const ALLOWED: Record<string, string[]> = {
   util: [],
   engine: ["util"],

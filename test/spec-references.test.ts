@@ -58,7 +58,10 @@ describe("the resolver", () => {
     // The chain goes on across a line break, and a paper's sections stay the paper's on the next line.
     const text2 = `/* (rewards spec ${S}10.2 #1,\n * ${S}10.3 #7) arXiv 2510.02245\n${S}4.1 */`;
     const across = referencesIn("bench/x.ts", text2);
-    expect(across.map((r) => [r.line, r.spec])).toEqual([[1, "rewards"], [2, "rewards"]]);
+    expect(across.map((r) => [r.line, r.spec])).toEqual([
+      [1, "rewards"],
+      [2, "rewards"],
+    ]);
     expect(dangling("src/rewards/x.ts", "// G1–G8, D-M1–M13 and G1–G4")).toEqual(["1: G1–G4"]);
   });
 
@@ -73,8 +76,8 @@ describe("the resolver", () => {
   });
 
   it("leaves the sections of papers and other works alone", () => {
-    const text = `// arXiv 2503.20783 ${S}3.2, ${S}4.1; (OSQP ${S}5.2); (DAPO ${S}3.3); the paper's ${S}2` +
-      `; Lee et al. ${S}4`;
+    const text =
+      `// arXiv 2503.20783 ${S}3.2, ${S}4.1; (OSQP ${S}5.2); (DAPO ${S}3.3); the paper's ${S}2` + `; Lee et al. ${S}4`;
     expect(referencesIn("bench/x.ts", text)).toEqual([]);
     // "spec" after a paper name takes the citation back.
     const back = referencesIn("src/rewards/x.ts", `// (SIRL arXiv 2505.11792; spec ${S}9.3)`);
@@ -100,7 +103,10 @@ describe("spec references in the repository", () => {
     for (const f of ["docs/spec/rewards.md", "docs/spec/algorithms.md"]) {
       const heads = readFileSync(resolve(ROOT, f), "utf8").match(/^#{1,6} (?:\d+(?:\.\d+)*|G\d+|D-[A-Z]+\d+)\b/gm)!;
       const keys = heads.map((h) => h.replace(/^#+ /, ""));
-      expect(keys.filter((k, i) => keys.indexOf(k) !== i), f).toEqual([]);
+      expect(
+        keys.filter((k, i) => keys.indexOf(k) !== i),
+        f,
+      ).toEqual([]);
     }
   });
 

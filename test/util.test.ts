@@ -6,7 +6,9 @@ import { Rng, mean, std, median, writeFileAtomic, appendJsonl, readJsonl } from 
 
 describe("Rng", () => {
   it("is deterministic per seed and differs across seeds", () => {
-    const a = new Rng(42), b = new Rng(42), c = new Rng(43);
+    const a = new Rng(42),
+      b = new Rng(42),
+      c = new Rng(43);
     const xa = [a.nextU32(), a.nextU32(), a.nextU32()];
     expect([b.nextU32(), b.nextU32(), b.nextU32()]).toEqual(xa);
     expect([c.nextU32(), c.nextU32(), c.nextU32()]).not.toEqual(xa);
@@ -14,7 +16,9 @@ describe("Rng", () => {
   it("split streams do not advance the parent and are label-specific", () => {
     const a = new Rng(7);
     const before = a.state();
-    const s1 = a.split("dropout").random(), s2 = a.split("dropout").random(), s3 = a.split("init").random();
+    const s1 = a.split("dropout").random(),
+      s2 = a.split("dropout").random(),
+      s3 = a.split("init").random();
     expect(a.state()).toEqual(before);
     expect(s1).toBe(s2);
     expect(s3).not.toBe(s1);

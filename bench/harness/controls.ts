@@ -23,7 +23,11 @@ interface VerifierOutput {
 /** Permutes, in place, rewards, terms and first-error positions among the completions of each group. */
 export function shuffleWithinGroups(groups: RolloutGroup[], rng: Rng): void {
   groups.forEach((g, gi) => {
-    const outputs: VerifierOutput[] = g.rollouts.map((r) => ({ reward: r.reward, terms: { ...r.terms }, firstErrorEnd: r.firstErrorEnd }));
+    const outputs: VerifierOutput[] = g.rollouts.map((r) => ({
+      reward: r.reward,
+      terms: { ...r.terms },
+      firstErrorEnd: r.firstErrorEnd,
+    }));
     const perm = rng.split(gi).shuffle(outputs.map((_, i) => i));
     g.rollouts.forEach((r, i) => {
       const o = outputs[perm[i]!]!;

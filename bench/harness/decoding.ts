@@ -24,7 +24,10 @@ export const DECODINGS: readonly Decoding[] = [
 export type PassByDecoding = Record<string, number>;
 
 /** The decoding at which `pass` is highest (ties go to the earlier, i.e. cheaper and colder, decoding). */
-export function bestDecoding(pass: PassByDecoding, decodings: readonly Decoding[] = DECODINGS): { label: string; value: number } {
+export function bestDecoding(
+  pass: PassByDecoding,
+  decodings: readonly Decoding[] = DECODINGS,
+): { label: string; value: number } {
   let best: { label: string; value: number } | null = null;
   for (const d of decodings) {
     const v = pass[d.label];

@@ -47,7 +47,11 @@ export function comparativeGate(seeds: readonly SeedGains[], target: number): Ga
 
 /** A bench's JSON line: {"bench","metric","value","unit"} plus the peer fields when there is a peer. */
 export function benchLine(
-  bench: string, metric: string, value: number, unit: string, peer?: { name: string; value: number },
+  bench: string,
+  metric: string,
+  value: number,
+  unit: string,
+  peer?: { name: string; value: number },
 ): string {
   const round = (x: number) => +x.toFixed(4);
   const base = { bench, metric, value: round(value), unit };

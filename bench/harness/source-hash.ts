@@ -22,7 +22,10 @@ function filesUnder(root: string, path: string): string[] {
 export function sourceHash(root: string, paths: readonly string[] = SFT_START_SOURCES): string {
   const h = createHash("sha256");
   for (const f of paths.flatMap((p) => filesUnder(root, p))) {
-    h.update(f).update("\0").update(readFileSync(join(root, f))).update("\0");
+    h.update(f)
+      .update("\0")
+      .update(readFileSync(join(root, f)))
+      .update("\0");
   }
   return h.digest("hex");
 }

@@ -51,15 +51,16 @@ export interface AdvantageOptions {
 }
 
 /** The spec's defaults (a bare config is the grpo preset), read from the recipe schema (`schema.ts`). */
-export const ADVANTAGE_DEFAULTS: Readonly<Omit<AdvantageOptions, "lengths" | "klInReward" | "tokenMasks" | "context">> = {
-  ...(ALGORITHM_DEFAULTS.advantage as { type: "zScore"; std: "sample" | "population"; eps: number }),
-  weighting: BATCH_ADVANTAGE_DEFAULTS.weighting,
-  gamma: BATCH_ADVANTAGE_DEFAULTS.gamma,
-  zeroStd: ALGORITHM_DEFAULTS.zeroStd.policy,
-  onNull: ALGORITHM_DEFAULTS.nulls.onNull,
-  maxNullFrac: ALGORITHM_DEFAULTS.nulls.maxNullFrac,
-  stdScope: "group",
-};
+export const ADVANTAGE_DEFAULTS: Readonly<Omit<AdvantageOptions, "lengths" | "klInReward" | "tokenMasks" | "context">> =
+  {
+    ...(ALGORITHM_DEFAULTS.advantage as { type: "zScore"; std: "sample" | "population"; eps: number }),
+    weighting: BATCH_ADVANTAGE_DEFAULTS.weighting,
+    gamma: BATCH_ADVANTAGE_DEFAULTS.gamma,
+    zeroStd: ALGORITHM_DEFAULTS.zeroStd.policy,
+    onNull: ALGORITHM_DEFAULTS.nulls.onNull,
+    maxNullFrac: ALGORITHM_DEFAULTS.nulls.maxNullFrac,
+    stdScope: "group",
+  };
 
 const TYPES: readonly AdvantageType[] = ["zScore", "meanOnly", "batchNorm", "rloo", "reinforcePlusPlusBaseline"];
 
@@ -67,7 +68,8 @@ const TYPES: readonly AdvantageType[] = ["zScore", "meanOnly", "batchNorm", "rlo
 export function resolveAdvantageOptions(options: Partial<AdvantageOptions>): AdvantageOptions {
   const o = { ...ADVANTAGE_DEFAULTS, ...dropUndefined(options) } as AdvantageOptions;
   const oneOf = (field: string, v: unknown, allowed: readonly unknown[]) => {
-    if (!allowed.includes(v)) throw new RangeError(`advantage option ${field} = ${JSON.stringify(v)}; allowed: ${allowed.join(", ")}`);
+    if (!allowed.includes(v))
+      throw new RangeError(`advantage option ${field} = ${JSON.stringify(v)}; allowed: ${allowed.join(", ")}`);
   };
   oneOf("type", o.type, TYPES);
   oneOf("std", o.std, ["sample", "population"]);
@@ -77,7 +79,8 @@ export function resolveAdvantageOptions(options: Partial<AdvantageOptions>): Adv
   oneOf("onNull", o.onNull, ["exclude", "error"]);
   if (!(o.eps >= 0)) throw new RangeError(`advantage option eps = ${o.eps}; must be >= 0`);
   if (!(o.gamma >= 0 && o.gamma <= 1)) throw new RangeError(`advantage option gamma = ${o.gamma}; must be in [0, 1]`);
-  if (!(o.maxNullFrac >= 0 && o.maxNullFrac <= 1)) throw new RangeError(`advantage option maxNullFrac = ${o.maxNullFrac}; must be in [0, 1]`);
+  if (!(o.maxNullFrac >= 0 && o.maxNullFrac <= 1))
+    throw new RangeError(`advantage option maxNullFrac = ${o.maxNullFrac}; must be in [0, 1]`);
   return o;
 }
 

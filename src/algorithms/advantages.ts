@@ -48,7 +48,10 @@ function moments(xs: readonly number[]): { n: number; mean: number; ss: number }
 }
 
 /** Group z-score: (r − μ_g)/(σ_g + ε), σ sample (Bessel) or population (§1.1). */
-export function zScore(group: readonly (number | null)[], opts: { std?: "sample" | "population"; eps?: number } = {}): number[] {
+export function zScore(
+  group: readonly (number | null)[],
+  opts: { std?: "sample" | "population"; eps?: number } = {},
+): number[] {
   const std = opts.std ?? ADVANTAGE_DEFAULTS.std;
   const eps = opts.eps ?? ADVANTAGE_DEFAULTS.eps;
   const scored = group.filter((r): r is number => r !== null);
@@ -98,7 +101,11 @@ export function rloo(group: readonly (number | null)[]): number[] {
  * Weighted whitening over a batch (verl `masked_whiten`): μ = Σ w R / Σ w, σ² = (Σ w (R − μ)² / Σ w) · N/(N − 1),
  * A = (R − μ)/sqrt(σ² + 1e-8). `units` counts N. Returns zeros when N < 2 (§1.3).
  */
-export function whiten(values: readonly number[], weights: readonly number[], units: number): { out: number[]; mean: number; variance: number } {
+export function whiten(
+  values: readonly number[],
+  weights: readonly number[],
+  units: number,
+): { out: number[]; mean: number; variance: number } {
   let sw = 0;
   let swr = 0;
   for (let k = 0; k < values.length; k++) {
@@ -115,7 +122,13 @@ export function whiten(values: readonly number[], weights: readonly number[], un
 }
 
 /** Per-token returns R(i,t) = Σ_{k≥t} γ^{k−t} u(i,k), u = −β·k1 (+ r_i at the last token) (§1.3). */
-export function tokenReturns(finalReward: number, klPerToken: readonly number[] | undefined, beta: number, gamma: number, length: number): number[] {
+export function tokenReturns(
+  finalReward: number,
+  klPerToken: readonly number[] | undefined,
+  beta: number,
+  gamma: number,
+  length: number,
+): number[] {
   const R = new Array<number>(length).fill(0);
   let acc = 0;
   for (let t = length - 1; t >= 0; t--) {
@@ -127,8 +140,12 @@ export function tokenReturns(finalReward: number, klPerToken: readonly number[] 
 }
 
 /** Validates the nested shapes and the null policy; throws naming the problem. */
-function checkInput(rewards: readonly (readonly (number | null)[])[], o: ReturnType<typeof resolveAdvantageOptions>): void {
-  if (!Array.isArray(rewards as unknown) || rewards.some((g) => !Array.isArray(g as unknown))) throw new TypeError("computeAdvantages: rewards must be an array of groups (arrays)");
+function checkInput(
+  rewards: readonly (readonly (number | null)[])[],
+  o: ReturnType<typeof resolveAdvantageOptions>,
+): void {
+  if (!Array.isArray(rewards as unknown) || rewards.some((g) => !Array.isArray(g as unknown)))
+    throw new TypeError("computeAdvantages: rewards must be an array of groups (arrays)");
   let total = 0;
   let nulls = 0;
   rewards.forEach((g, gi) =>
@@ -136,9 +153,14 @@ function checkInput(rewards: readonly (readonly (number | null)[])[], o: ReturnT
       total++;
       if (r === null) {
         nulls++;
-        if (o.onNull === "error") throw new NullRewardError(`unscorable reward at group ${gi}, completion ${i}${o.context ? ` (${o.context})` : ""} and onNull is "error"`);
+        if (o.onNull === "error")
+          throw new NullRewardError(
+            `unscorable reward at group ${gi}, completion ${i}${o.context ? ` (${o.context})` : ""} and onNull is "error"`,
+          );
       } else if (typeof r !== "number" || !Number.isFinite(r)) {
-        throw new TypeError(`computeAdvantages: reward at group ${gi}, completion ${i} is ${String(r)}; use null for unscorable`);
+        throw new TypeError(
+          `computeAdvantages: reward at group ${gi}, completion ${i} is ${String(r)}; use null for unscorable`,
+        );
       }
     }),
   );
@@ -160,7 +182,9 @@ export class NullRewardError extends Error {
 /** Subtracts β Σ_t k1 from each scored reward (KL in the reward, group estimators; §2.4). */
 function penalised(rewards: readonly (readonly (number | null)[])[], kl: KlInReward | undefined): (number | null)[][] {
   if (!kl || kl.beta === 0) return rewards.map((g) => [...g]);
-  return rewards.map((g, gi) => g.map((r, i) => (r === null ? null : r - kl.beta * (kl.k1[gi]?.[i] ?? []).reduce((a, b) => a + b, 0))));
+  return rewards.map((g, gi) =>
+    g.map((r, i) => (r === null ? null : r - kl.beta * (kl.k1[gi]?.[i] ?? []).reduce((a, b) => a + b, 0))),
+  );
 }
 
 /**
@@ -168,10 +192,16 @@ function penalised(rewards: readonly (readonly (number | null)[])[], kl: KlInRew
  * the estimator and its knobs (defaults: zScore, sample std, ε 1e-4, zeroStd keep, onNull exclude, maxNullFrac 0.5).
  * Batch estimators with token weighting need `lengths[g][i]` (model tokens with m = 1).
  */
-export function computeAdvantages(rewards: readonly (readonly (number | null)[])[], options: Partial<AdvantageOptions> = {}): AdvantageResult {
+export function computeAdvantages(
+  rewards: readonly (readonly (number | null)[])[],
+  options: Partial<AdvantageOptions> = {},
+): AdvantageResult {
   const o = resolveAdvantageOptions(options);
   checkInput(rewards, o);
-  const used = o.type === "zScore" || o.type === "meanOnly" || o.type === "rloo" ? penalised(rewards, o.klInReward) : rewards.map((g) => [...g]);
+  const used =
+    o.type === "zScore" || o.type === "meanOnly" || o.type === "rloo"
+      ? penalised(rewards, o.klInReward)
+      : rewards.map((g) => [...g]);
 
   // Group statistics (all estimators log them, §1.7).
   const zeroStdGroups: boolean[] = [];
@@ -223,7 +253,9 @@ function batchAdvantages(
   rewards: (number | null)[][],
   o: ReturnType<typeof resolveAdvantageOptions>,
 ): { advantages: number[][]; tokenAdvantages?: number[][][] } {
-  const baseline = rewards.map((g) => (o.type === "reinforcePlusPlusBaseline" ? moments(g.filter((r): r is number => r !== null)).mean : 0));
+  const baseline = rewards.map((g) =>
+    o.type === "reinforcePlusPlusBaseline" ? moments(g.filter((r): r is number => r !== null)).mean : 0,
+  );
   const kl = o.klInReward;
   const perToken = !!kl && kl.beta !== 0;
   const values: number[] = [];
@@ -234,7 +266,8 @@ function batchAdvantages(
   if (!perToken) {
     // Outcome-only rewards with γ = 1: R(i,t) = r_i on every token, so one unit per completion weighted by L_i
     // (token weighting) or 1 (sequence weighting) gives the same statistics as the per-token form.
-    if (o.weighting === "token" && !o.lengths) throw new TypeError(`computeAdvantages: ${o.type} with token weighting needs lengths[g][i]`);
+    if (o.weighting === "token" && !o.lengths)
+      throw new TypeError(`computeAdvantages: ${o.type} with token weighting needs lengths[g][i]`);
     rewards.forEach((g, gi) =>
       g.forEach((r, i) => {
         if (r === null) return;
@@ -268,7 +301,9 @@ function batchAdvantages(
     }),
   );
   const { out } = whiten(values, weights, units);
-  const tokenAdvantages = rewards.map((g, gi) => g.map((r, i) => new Array<number>(r === null ? 0 : (kl!.k1[gi]?.[i]?.length ?? 0)).fill(0)));
+  const tokenAdvantages = rewards.map((g, gi) =>
+    g.map((r, i) => new Array<number>(r === null ? 0 : (kl!.k1[gi]?.[i]?.length ?? 0)).fill(0)),
+  );
   out.forEach((a, k) => {
     const [gi, i, t] = where[k]!;
     tokenAdvantages[gi]![i]![t] = a;

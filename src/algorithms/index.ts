@@ -8,7 +8,15 @@ export * from "./build.js";
 export * from "./reward-shaping.js";
 export * from "./advantage-options.js";
 export {
-  computeAdvantages, zScore, meanOnly, rloo, whiten, tokenReturns, NullRewardError, ZERO_STD, type AdvantageResult,
+  computeAdvantages,
+  zScore,
+  meanOnly,
+  rloo,
+  whiten,
+  tokenReturns,
+  NullRewardError,
+  ZERO_STD,
+  type AdvantageResult,
 } from "./advantages.js";
 export * from "./loss-options.js";
 export * from "./pieces.js";

@@ -54,7 +54,11 @@ export const LOSS_DEFAULTS: Readonly<LossOptions> = {
 };
 
 /** PPO clip with the spec's defaults filled in (ε 0.2/0.2, no dual clip). */
-export function ppoClip(epsLow = PPO_CLIP_DEFAULTS.epsLow, epsHigh = epsLow, dualClip = PPO_CLIP_DEFAULTS.dualClip): ClipOptions {
+export function ppoClip(
+  epsLow = PPO_CLIP_DEFAULTS.epsLow,
+  epsHigh = epsLow,
+  dualClip = PPO_CLIP_DEFAULTS.dualClip,
+): ClipOptions {
   return { type: "ppo", epsLow, epsHigh, dualClip };
 }
 
@@ -63,12 +67,20 @@ export function ppoClip(epsLow = PPO_CLIP_DEFAULTS.epsLow, epsHigh = epsLow, dua
  * is valid (`lossOptionWarnings` says why it may not be meant).
  */
 export function resolveLossOptions(options: Partial<LossOptions>): LossOptions {
-  const o: LossOptions = { ...LOSS_DEFAULTS, ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<LossOptions>) };
+  const o: LossOptions = {
+    ...LOSS_DEFAULTS,
+    ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<LossOptions>),
+  };
   const bad = (field: string, msg: string) => new RangeError(`loss option ${field}: ${msg}`);
-  if (!["token", "sequence"].includes(o.ratio)) throw bad("ratio", `${JSON.stringify(o.ratio)}; allowed: token, sequence`);
-  if (!["k1", "k2", "k3", "k3st"].includes(o.estimator)) throw bad("estimator", `${JSON.stringify(o.estimator)}; allowed: k1, k2, k3, k3st`);
+  if (!["token", "sequence"].includes(o.ratio))
+    throw bad("ratio", `${JSON.stringify(o.ratio)}; allowed: token, sequence`);
+  if (!["k1", "k2", "k3", "k3st"].includes(o.estimator))
+    throw bad("estimator", `${JSON.stringify(o.estimator)}; allowed: k1, k2, k3, k3st`);
   if (!["seqMeanTokenMean", "tokenMean", "seqMeanTokenSum", "constantNorm"].includes(o.aggregation)) {
-    throw bad("aggregation", `${JSON.stringify(o.aggregation)}; allowed: seqMeanTokenMean, tokenMean, seqMeanTokenSum, constantNorm`);
+    throw bad(
+      "aggregation",
+      `${JSON.stringify(o.aggregation)}; allowed: seqMeanTokenMean, tokenMean, seqMeanTokenSum, constantNorm`,
+    );
   }
   if (!(o.beta >= 0)) throw bad("beta", `${o.beta}; must be >= 0`);
   if (!(o.entropyCoef >= 0)) throw bad("entropyCoef", `${o.entropyCoef}; must be >= 0`);
@@ -76,14 +88,16 @@ export function resolveLossOptions(options: Partial<LossOptions>): LossOptions {
     const { epsLow, epsHigh, dualClip } = o.clip;
     if (!(epsLow >= 0 && epsLow < 1)) throw bad("clip.epsLow", `${epsLow}; must be in [0, 1)`);
     if (!(epsHigh > 0)) throw bad("clip.epsHigh", `${epsHigh}; must be > 0`);
-    if (dualClip !== null && !(dualClip > 1 + epsHigh)) throw bad("clip.dualClip", `${dualClip}; must be > 1 + epsHigh = ${1 + epsHigh}`);
+    if (dualClip !== null && !(dualClip > 1 + epsHigh))
+      throw bad("clip.dualClip", `${dualClip}; must be > 1 + epsHigh = ${1 + epsHigh}`);
   } else if (o.clip.type !== "none") {
     throw bad("clip.type", `${JSON.stringify((o.clip as { type: unknown }).type)}; allowed: none, ppo`);
   }
   if (typeof o.klImportanceWeight !== "boolean") {
     throw bad("klImportanceWeight", `${JSON.stringify(o.klImportanceWeight)}; must be a boolean`);
   }
-  if (o.aggregation === "constantNorm" && !(o.maxCompletionTokens! > 0)) throw bad("maxCompletionTokens", "constantNorm needs maxCompletionTokens (L_max) > 0");
+  if (o.aggregation === "constantNorm" && !(o.maxCompletionTokens! > 0))
+    throw bad("maxCompletionTokens", "constantNorm needs maxCompletionTokens (L_max) > 0");
   return o;
 }
 

@@ -38,7 +38,12 @@ export function normalizeThenSum(terms: readonly WeightedTerm[], opts: { eps?: n
   const eps = opts.eps ?? ADVANTAGE_DEFAULTS.eps;
   const combined = sumThenNormalize(terms.map((t) => ({ ...t, weight: t.weight === 0 ? 0 : 1 }))); // null pattern only
   const z = terms.map((t) =>
-    t.values.map((g, gi) => zScore(g.map((v, i) => (combined[gi]![i] === null ? null : v)), { std: "sample", eps })),
+    t.values.map((g, gi) =>
+      zScore(
+        g.map((v, i) => (combined[gi]![i] === null ? null : v)),
+        { std: "sample", eps },
+      ),
+    ),
   );
   const weighted = (gi: number, i: number) => terms.reduce((a, t, k) => a + t.weight * z[k]![gi]![i]!, 0);
   const rt = combined.map((g, gi) => g.map((r, i) => (r === null ? null : weighted(gi, i))));

@@ -11,7 +11,13 @@
  * array version does not see (the tensor loss handles it).
  */
 import {
-  klTerm, k3Value, policyGradientTerm, SEQ_LOG_RATIO_CAP, sequenceRatio, tokenRatio, tokenWeight,
+  klTerm,
+  k3Value,
+  policyGradientTerm,
+  SEQ_LOG_RATIO_CAP,
+  sequenceRatio,
+  tokenRatio,
+  tokenWeight,
 } from "./pieces.js";
 import { resolveLossOptions, type LossOptions } from "./loss-options.js";
 
@@ -50,9 +56,11 @@ function checkRows(name: string, rows: Rows | undefined, like: Rows, required: b
     if (required) throw new TypeError(`policyLoss: ${name} is required`);
     return;
   }
-  if (rows.length !== like.length) throw new RangeError(`policyLoss: ${name} has ${rows.length} rows, logp has ${like.length}`);
+  if (rows.length !== like.length)
+    throw new RangeError(`policyLoss: ${name} has ${rows.length} rows, logp has ${like.length}`);
   rows.forEach((r, i) => {
-    if (r.length !== like[i]!.length) throw new RangeError(`policyLoss: ${name}[${i}] has length ${r.length}, logp[${i}] has ${like[i]!.length}`);
+    if (r.length !== like[i]!.length)
+      throw new RangeError(`policyLoss: ${name}[${i}] has length ${r.length}, logp[${i}] has ${like[i]!.length}`);
   });
 }
 
@@ -88,9 +96,11 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
   checkRows("entropy", input.entropy, logp, o.entropyCoef > 0);
   checkRows("isWeights", input.isWeights, logp, false);
   const perToken = input.advantages.length > 0 && Array.isArray(input.advantages[0]);
-  if (input.advantages.length !== logp.length) throw new RangeError(`policyLoss: advantages has ${input.advantages.length} rows, logp has ${logp.length}`);
+  if (input.advantages.length !== logp.length)
+    throw new RangeError(`policyLoss: advantages has ${input.advantages.length} rows, logp has ${logp.length}`);
   if (perToken) checkRows("advantages", input.advantages as Rows, logp, true);
-  const adv = (i: number, t: number): number => (perToken ? (input.advantages as Rows)[i]![t]! : (input.advantages as readonly number[])[i]!);
+  const adv = (i: number, t: number): number =>
+    perToken ? (input.advantages as Rows)[i]![t]! : (input.advantages as readonly number[])[i]!;
 
   const norm = o.normalizer ?? lossNormalizer(mask);
   const grad = logp.map((row) => new Array<number>(row.length).fill(0));
@@ -100,8 +110,17 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
   let lossEntropy = 0;
   // Metric accumulators over tokens with m = 1 (weighted by m).
   let mSum = 0;
-  let low = 0, high = 0, dual = 0, ratioSum = 0, approxKl = 0, klSum = 0, k3Sum = 0, entSum = 0, seqRatioSum = 0;
-  let ratioMin = Infinity, ratioMax = -Infinity;
+  let low = 0,
+    high = 0,
+    dual = 0,
+    ratioSum = 0,
+    approxKl = 0,
+    klSum = 0,
+    k3Sum = 0,
+    entSum = 0,
+    seqRatioSum = 0;
+  let ratioMin = Infinity,
+    ratioMax = -Infinity;
 
   for (let i = 0; i < logp.length; i++) {
     const Li = mask[i]!.reduce((a, b) => a + b, 0);
@@ -175,7 +194,11 @@ export function policyLoss(input: PolicyLossInput, options: Partial<LossOptions>
     });
     if (o.clip.type === "ppo") {
       // Spec §2.2: low = A < 0 and ρ < 1 − ε_low; high = A > 0 and ρ > 1 + ε_high. The clipped branch is taken exactly then.
-      Object.assign(metrics, { "clip/lowFrac": low / mSum, "clip/highFrac": high / mSum, "clip/regionFrac": (low + high) / mSum });
+      Object.assign(metrics, {
+        "clip/lowFrac": low / mSum,
+        "clip/highFrac": high / mSum,
+        "clip/regionFrac": (low + high) / mSum,
+      });
       if (o.clip.dualClip !== null) metrics["clip/dualFrac"] = dual / mSum;
     }
     if (logKl) Object.assign(metrics, { "kl/ref": klSum / mSum, "kl/refK3": k3Sum / mSum });

@@ -58,8 +58,12 @@ export const clipRatio = (epsLow = PPO_CLIP_DEFAULTS.epsLow, epsHigh = epsLow) =
 /** k3 KL in the loss. */
 export const klK3 = (beta: number) => ({ beta, estimator: "k3" as const, placement: "loss" as const });
 /** k1 KL subtracted from the reward. */
-export const klK1InReward = (beta: number, sections: string[] | null = null) =>
-  ({ beta, estimator: "k1" as const, placement: "reward" as const, sections });
+export const klK1InReward = (beta: number, sections: string[] | null = null) => ({
+  beta,
+  estimator: "k1" as const,
+  placement: "reward" as const,
+  sections,
+});
 /** No KL and no reference model. */
 export const noKl = { beta: 0, estimator: "k3", placement: "loss" } as const;
 /** Aggregation mode with no entropy bonus. */

@@ -9,10 +9,12 @@
  */
 import { z } from "zod";
 
-const stdForm = z.enum(["sample", "population"])
+const stdForm = z
+  .enum(["sample", "population"])
   .default("sample")
   .describe("σ_g with Bessel's correction (sample) or without (§1.1)");
-const weighting = z.enum(["token", "sequence"])
+const weighting = z
+  .enum(["token", "sequence"])
   .default("token")
   .describe("batch whitening weights per token or per completion (§1.3)");
 const gamma = z.number().min(0).max(1).default(1).describe("discount γ of the per-token returns (§1.3)");
@@ -40,10 +42,13 @@ export const ClipSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("ppo"),
     epsLow: z.number().min(0).lt(1).default(0.2).describe("ε_low: ρ is clipped below at 1 − ε_low"),
-    epsHigh: z.number().positive()
+    epsHigh: z
+      .number()
+      .positive()
       .default(0.2)
       .describe("ε_high: ρ is clipped above at 1 + ε_high (DAPO clip-higher: 0.28)"),
-    dualClip: z.number()
+    dualClip: z
+      .number()
       .nullable()
       .default(null)
       .describe("c for dual clip on A < 0 (verl uses 3); null = off; needs c > 1 + ε_high"),
@@ -52,7 +57,8 @@ export const ClipSchema = z.discriminatedUnion("type", [
 
 /** Importance ratio and clipping (spec §2.1, §2.2). */
 export const PolicySchema = z.strictObject({
-  ratio: z.enum(["token", "sequence"])
+  ratio: z
+    .enum(["token", "sequence"])
     .default("token")
     .describe("token ratio, or GSPO's sequence ratio (warns unless seqMeanTokenMean)"),
   clip: ClipSchema.prefault({ type: "none" }).describe("none (card sketch) or ppo"),
@@ -62,10 +68,12 @@ export const PolicySchema = z.strictObject({
 export const KlSchema = z.strictObject({
   beta: z.number().nonnegative().default(0.04).describe("β; 0 builds no reference model and logs no kl/ref metrics"),
   estimator: z.enum(["k1", "k2", "k3", "k3st"]).default("k3").describe("Schulman estimator (§2.3)"),
-  placement: z.enum(["loss", "reward"])
+  placement: z
+    .enum(["loss", "reward"])
     .default("loss")
     .describe("KL term in the loss, or k1 subtracted from the reward (§2.4)"),
-  controller: z.enum(["fixed", "adaptive"])
+  controller: z
+    .enum(["fixed", "adaptive"])
     .default("fixed")
     .describe("adaptive: β ← β(1 + clip(KL/target − 1, ±0.2)·n/horizon)"),
   target: z.number().positive().default(0.1).describe("KL target of the adaptive controller"),
@@ -74,13 +82,15 @@ export const KlSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe("multiply the loss's KL term by the importance ratio (TRL use_bias_correction_kl)"),
-  monitorOnly: z.boolean()
+  monitorOnly: z
+    .boolean()
     .default(false)
     .describe("load the reference only to log KL: kl/ref is logged, nothing enters loss or reward"),
-  sections: z.array(z.string().min(1))
+  sections: z
+    .array(z.string().min(1))
     .nullable()
     .default(null)
-    .describe("partial KL (SIRL): tags whose spans carry KL, e.g. [\"model\", \"python\"]; null = everywhere"),
+    .describe('partial KL (SIRL): tags whose spans carry KL, e.g. ["model", "python"]; null = everywhere'),
 });
 
 /** Loss aggregation and entropy bonus (spec §3, §2.5). */
@@ -98,7 +108,8 @@ export const LossSchema = z.strictObject({
 
 /** Zero-variance group policy (spec §1.7). */
 export const ZeroStdSchema = z.strictObject({
-  policy: z.enum(["keep", "drop", "resample"])
+  policy: z
+    .enum(["keep", "drop", "resample"])
     .default("keep")
     .describe("keep (A = 0), drop, or resample until the batch is full (DAPO)"),
   maxGenBatches: z.number().int().positive().default(10).describe("resample: most generation batches per step"),
@@ -106,17 +117,22 @@ export const ZeroStdSchema = z.strictObject({
 
 /** Unscorable (null) rewards (spec §1.6). */
 export const NullsSchema = z.strictObject({
-  onNull: z.enum(["exclude", "error"])
+  onNull: z
+    .enum(["exclude", "error"])
     .default("exclude")
     .describe("exclude a null completion from the step, or stop at the first one"),
-  maxNullFrac: z.number().min(0).max(1)
+  maxNullFrac: z
+    .number()
+    .min(0)
+    .max(1)
     .default(0.5)
     .describe("stop with an error when more of a step's completions are null"),
 });
 
 /** DAPO soft overlong punishment (spec §8.4), added as a reward term named "overlong" with weight 1. */
 export const OverlongSchema = z.strictObject({
-  enabled: z.boolean()
+  enabled: z
+    .boolean()
     .default(false)
     .describe("add the overlong term: 0 up to L_max − L_c, then linear down to −1 at L_max"),
   bufferFrac: z.number().gt(0).lte(1).default(0.2).describe("L_c as a fraction of L_max (DAPO: 4096 of 20480)"),
@@ -127,7 +143,8 @@ export const AlgorithmSchema = z.strictObject({
   advantage: AdvantageSchema.prefault({ type: "zScore" }).describe("advantage estimator (§1)"),
   zeroStd: ZeroStdSchema.prefault({}),
   nulls: NullsSchema.prefault({}),
-  truncated: z.enum(["keep", "mask", "zeroReward"])
+  truncated: z
+    .enum(["keep", "mask", "zeroReward"])
     .default("keep")
     .describe("what a completion cut at the token budget gets (§4)"),
   rewardAggregate: z

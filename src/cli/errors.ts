@@ -18,8 +18,10 @@ export function userMessage(err: unknown): string | null {
   }
   // A typed array or buffer too large to allocate: a recipe or model bigger than the estimate allowed for.
   if (e instanceof RangeError && ALLOCATION.test(e.message)) {
-    return `out of memory: ${e.message}; reduce the model or the batch `
-      + "(train.promptsPerStep, train.groupSize, train.microBatchSize)";
+    return (
+      `out of memory: ${e.message}; reduce the model or the batch ` +
+      "(train.promptsPerStep, train.groupSize, train.microBatchSize)"
+    );
   }
   return null;
 }

@@ -26,8 +26,10 @@ export function parseSets(sets: readonly string[]): Record<string, unknown> {
     for (const k of path) {
       if (FORBIDDEN.has(k)) fail(`"${k}" is not a recipe field (it would change every object in the process)`);
       if (!SEGMENT.test(k)) {
-        fail(`field path "${s.slice(0, eq)}" has an empty or invalid segment ${JSON.stringify(k)}; `
-          + "use letters, digits, '_' or '-' between dots");
+        fail(
+          `field path "${s.slice(0, eq)}" has an empty or invalid segment ${JSON.stringify(k)}; ` +
+            "use letters, digits, '_' or '-' between dots",
+        );
       }
     }
     const value = parseValue(s.slice(eq + 1), fail);

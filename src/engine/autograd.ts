@@ -31,7 +31,9 @@ function topoOrder(root: Tensor): Tensor[] {
       top[1] = i + 1;
       const x = inputs[i]!;
       if (x.graphFreed) {
-        throw new Error(`backward: the graph through a ${t.node!.op} input was freed by an earlier backward(); recompute the forward pass`);
+        throw new Error(
+          `backward: the graph through a ${t.node!.op} input was freed by an earlier backward(); recompute the forward pass`,
+        );
       }
       if (x.requiresGrad && !seen.has(x)) {
         seen.add(x);
@@ -53,7 +55,11 @@ export function nonFiniteOrigin(loss: Tensor): string {
   while (stack.length > 0) {
     const t = stack.pop()!;
     order.push(t);
-    for (const x of t.node?.inputs ?? []) if (!seen.has(x)) { seen.add(x); stack.push(x); }
+    for (const x of t.node?.inputs ?? [])
+      if (!seen.has(x)) {
+        seen.add(x);
+        stack.push(x);
+      }
   }
   let origin: Tensor | null = null;
   for (const t of order) {
@@ -81,7 +87,10 @@ export function backward(loss: Tensor): void {
 
 /** Runs the backward pass from a one-element tensor (validated by `backward`). */
 function runBackward(loss: Tensor): void {
-  if (loss.graphFreed) throw new Error("backward: this loss's graph was already freed by an earlier backward(); recompute the forward pass");
+  if (loss.graphFreed)
+    throw new Error(
+      "backward: this loss's graph was already freed by an earlier backward(); recompute the forward pass",
+    );
   const order = topoOrder(loss);
   const grads = new Map<Tensor, Float32Array>();
   grads.set(loss, Float32Array.of(1));
@@ -127,7 +136,14 @@ function runBackward(loss: Tensor): void {
       const inputs = node.inputs;
       const rule = gradRule(node.op) as GradRule<OpName>;
       handedOver = false;
-      rule(node.ctx, dy, t, inputs, (i) => (inputs[i]!.requiresGrad ? bufferFor(inputs[i]!) : null), (i, g) => adopt(inputs[i]!, g));
+      rule(
+        node.ctx,
+        dy,
+        t,
+        inputs,
+        (i) => (inputs[i]!.requiresGrad ? bufferFor(inputs[i]!) : null),
+        (i, g) => adopt(inputs[i]!, g),
+      );
       // dy belonged to this node alone; unless a rule handed it on, it is dead now.
       if (!handedOver) release(dy);
     }

@@ -2,7 +2,19 @@
  * The engine's public API (docs/engine-api.md): tensors and autograd, ops, backends, nn modules, optimisers
  * and safetensors I/O. Other layers import from here only.
  */
-export { Tensor, tensor, zeros, ones, full, randn, randUniform, param, noGrad, isGradEnabled, shapeSize } from "./tensor.js";
+export {
+  Tensor,
+  tensor,
+  zeros,
+  ones,
+  full,
+  randn,
+  randUniform,
+  param,
+  noGrad,
+  isGradEnabled,
+  shapeSize,
+} from "./tensor.js";
 export type { TensorLike } from "./tensor.js";
 export { backward } from "./autograd.js";
 export * from "./ops/index.js";

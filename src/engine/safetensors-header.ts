@@ -111,8 +111,10 @@ function checkEntry(name: string, value: unknown, source: string): HeaderEntry {
   const size = (shape as number[]).reduce((a, b) => a * b, 1);
   const width = DTYPE_BYTES[dtype as ReadableDtype];
   if (!Number.isSafeInteger(size * width) || end - begin !== size * width) {
-    throw new CheckpointError(`${where} with shape ${fmtShape(shape as number[])} and dtype ${dtype} needs `
-      + `${size * width} bytes but its offsets [${begin}, ${end}] give ${end - begin}`);
+    throw new CheckpointError(
+      `${where} with shape ${fmtShape(shape as number[])} and dtype ${dtype} needs ` +
+        `${size * width} bytes but its offsets [${begin}, ${end}] give ${end - begin}`,
+    );
   }
   return { name, dtype: dtype as ReadableDtype, shape: [...(shape as number[])], size, begin, end };
 }
@@ -125,25 +127,29 @@ function checkTiling(entries: readonly HeaderEntry[], dataLen: number, source: s
   for (const e of sorted) {
     const where = `${source}: tensor "${e.name}"`;
     if (e.end > dataLen) {
-      throw new CheckpointError(`${where} with shape ${fmtShape(e.shape)} and dtype ${e.dtype} needs `
-        + `${e.end - e.begin} bytes but its offsets [${e.begin}, ${e.end}] run past the data section `
-        + `(${dataLen} bytes)`);
+      throw new CheckpointError(
+        `${where} with shape ${fmtShape(e.shape)} and dtype ${e.dtype} needs ` +
+          `${e.end - e.begin} bytes but its offsets [${e.begin}, ${e.end}] run past the data section ` +
+          `(${dataLen} bytes)`,
+      );
     }
     if (e.begin < at) {
       const other = `tensor "${prev!.name}" [${prev!.begin}, ${prev!.end}]`;
       throw new CheckpointError(`${where} [${e.begin}, ${e.end}] overlaps ${other}`);
     }
     if (e.begin > at) {
-      throw new CheckpointError(`${source}: data bytes [${at}, ${e.begin}) before tensor "${e.name}" `
-        + "belong to no tensor");
+      throw new CheckpointError(
+        `${source}: data bytes [${at}, ${e.begin}) before tensor "${e.name}" ` + "belong to no tensor",
+      );
     }
     at = e.end;
     prev = e;
   }
   if (at !== dataLen) {
     const last = prev ? ` ("${prev.name}")` : "";
-    throw new CheckpointError(`${source}: data bytes [${at}, ${dataLen}) after the last tensor${last} `
-      + "belong to no tensor");
+    throw new CheckpointError(
+      `${source}: data bytes [${at}, ${dataLen}) after the last tensor${last} ` + "belong to no tensor",
+    );
   }
 }
 

@@ -11,7 +11,6 @@ import { CheckpointError, fmtShape, writeFileAtomic } from "../util/index.js";
 import { tensor, type Tensor } from "./tensor.js";
 import { DTYPE_BYTES, parseHeader, type ReadableDtype } from "./safetensors-header.js";
 
-
 /** One tensor as stored: its shape and float32 values, plus the dtype it had on disk. */
 export interface RawTensor {
   shape: number[];
@@ -20,7 +19,10 @@ export interface RawTensor {
 }
 
 /** Serialises float32 tensors (anything with `shape` and `data`) and string metadata to safetensors bytes. */
-export function encodeSafetensors(tensors: Record<string, { shape: readonly number[]; data: Float32Array }>, metadata: Record<string, string> = {}): Uint8Array {
+export function encodeSafetensors(
+  tensors: Record<string, { shape: readonly number[]; data: Float32Array }>,
+  metadata: Record<string, string> = {},
+): Uint8Array {
   const names = Object.keys(tensors).sort();
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;
@@ -29,7 +31,9 @@ export function encodeSafetensors(tensors: Record<string, { shape: readonly numb
     const t = tensors[name]!;
     const size = t.shape.reduce((a, b) => a * b, 1);
     if (size !== t.data.length) {
-      throw new CheckpointError(`saveSafetensors: tensor "${name}" has shape ${fmtShape(t.shape)} (${size} values) but ${t.data.length} values`);
+      throw new CheckpointError(
+        `saveSafetensors: tensor "${name}" has shape ${fmtShape(t.shape)} (${size} values) but ${t.data.length} values`,
+      );
     }
     header[name] = { dtype: "F32", shape: [...t.shape], data_offsets: [offset, offset + 4 * size] };
     offset += 4 * size;
@@ -72,9 +76,11 @@ export function decodeSafetensors(
     if (!opts.allowNonFinite) {
       const bad = data.findIndex((v) => !Number.isFinite(v));
       if (bad >= 0) {
-        throw new CheckpointError(`${source}: tensor "${e.name}" has a non-finite weight (${data[bad]}) `
-          + `at flat index ${bad}; `
-          + "NaN/Inf weights are refused unless allowed (option allowNonFinite; rlvr eval/sample --allow-non-finite)");
+        throw new CheckpointError(
+          `${source}: tensor "${e.name}" has a non-finite weight (${data[bad]}) ` +
+            `at flat index ${bad}; ` +
+            "NaN/Inf weights are refused unless allowed (option allowNonFinite; rlvr eval/sample --allow-non-finite)",
+        );
       }
     }
     tensors[e.name] = { shape: e.shape, data, dtype: e.dtype };
@@ -83,7 +89,11 @@ export function decodeSafetensors(
 }
 
 /** Writes tensors (float32) and string metadata to `path` atomically. */
-export function saveSafetensors(path: string, tensors: Record<string, Tensor>, metadata: Record<string, string> = {}): void {
+export function saveSafetensors(
+  path: string,
+  tensors: Record<string, Tensor>,
+  metadata: Record<string, string> = {},
+): void {
   writeFileAtomic(path, encodeSafetensors(tensors, metadata));
 }
 

@@ -73,7 +73,8 @@ export class Tensor {
 
   /** The single value of a one-element tensor. */
   item(): number {
-    if (this.size !== 1) throw new ShapeError(`item: tensor of shape ${fmtShape(this.shape)} has ${this.size} elements, expected 1`);
+    if (this.size !== 1)
+      throw new ShapeError(`item: tensor of shape ${fmtShape(this.shape)} has ${this.size} elements, expected 1`);
     return this.data[0]!;
   }
 
@@ -139,7 +140,11 @@ export function needsGrad(...inputs: Tensor[]): boolean {
 }
 
 /** A tensor from values and a shape (copied into a new Float32Array). */
-export function tensor(data: ArrayLike<number>, shape: readonly number[], opts: { requiresGrad?: boolean } = {}): Tensor {
+export function tensor(
+  data: ArrayLike<number>,
+  shape: readonly number[],
+  opts: { requiresGrad?: boolean } = {},
+): Tensor {
   return new Tensor(Float32Array.from(data), shape, opts.requiresGrad ?? false);
 }
 

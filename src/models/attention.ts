@@ -4,7 +4,16 @@
  * checkpoint maps one to one.
  */
 import type { Rng } from "../util/index.js";
-import { Linear, Module, dropout, reshape, rope, scaledDotProductAttention, transpose, type Tensor } from "../engine/index.js";
+import {
+  Linear,
+  Module,
+  dropout,
+  reshape,
+  rope,
+  scaledDotProductAttention,
+  transpose,
+  type Tensor,
+} from "../engine/index.js";
 import { headDimOf, type TransformerConfig } from "./config.js";
 import type { KVCache } from "./kv-cache.js";
 
@@ -45,7 +54,11 @@ export class Attention extends Module {
     this.kProj = new Linear(cfg.dModel, cfg.nKvHeads * hd, { rng: rng.split("k"), bias: qkvBias, std: 0.02 });
     this.vProj = new Linear(cfg.dModel, cfg.nKvHeads * hd, { rng: rng.split("v"), bias: qkvBias, std: 0.02 });
     // GPT-2's scaled init of residual projections: std 0.02 / sqrt(2 * layers)
-    this.oProj = new Linear(cfg.nHeads * hd, cfg.dModel, { rng: rng.split("o"), bias: gpt, std: 0.02 / Math.sqrt(2 * cfg.nLayers) });
+    this.oProj = new Linear(cfg.nHeads * hd, cfg.dModel, {
+      rng: rng.split("o"),
+      bias: gpt,
+      std: 0.02 / Math.sqrt(2 * cfg.nLayers),
+    });
   }
 
   /** x (B, T, D) → (B, T, D). */

@@ -45,9 +45,13 @@ export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer,
     weights[hfName(`${path}.weight`)] = merged.weight;
   }
   saveSafetensors(join(dir, "model.safetensors"), weights, { format: "pt" });
-  const config = { ...toHfConfig(model.config, { eosId: tokenizer.eosId, bosId: tokenizer.bosId }), pad_token_id: tokenizer.padId };
+  const config = {
+    ...toHfConfig(model.config, { eosId: tokenizer.eosId, bosId: tokenizer.bosId }),
+    pad_token_id: tokenizer.padId,
+  };
   writeFileAtomic(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");
-  if (tokenizer instanceof HfTokenizer) writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(tokenizer.toJSON()));
+  if (tokenizer instanceof HfTokenizer)
+    writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(tokenizer.toJSON()));
   else writeFileAtomic(join(dir, RLVR_TOKENIZER), JSON.stringify(tokenizer.toJSON()) + "\n");
   if (extra && Object.keys(extra).length > 0) saveSafetensors(join(dir, "extra.safetensors"), extra);
 }
@@ -74,12 +78,16 @@ export function loadModel(dir: string, opts: LoadModelOptions = {}): LoadedModel
   const config = fromHfConfig(hf, configPath);
   const params = parameterCount(config);
   if (4 * params > totalmem()) {
-    throw new CheckpointError(`${configPath}: this config makes a model of ${params.toExponential(2)} parameters, `
-      + `${gib(4 * params)} GiB as float32, more than this machine's ${gib(totalmem())} GiB of memory`);
+    throw new CheckpointError(
+      `${configPath}: this config makes a model of ${params.toExponential(2)} parameters, ` +
+        `${gib(4 * params)} GiB as float32, more than this machine's ${gib(totalmem())} GiB of memory`,
+    );
   }
   const tokenizer = loadTokenizer(dir, hf);
   if (tokenizer.vocabSize > config.vocabSize) {
-    throw new CheckpointError(`${dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model's vocab_size is ${config.vocabSize}`);
+    throw new CheckpointError(
+      `${dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model's vocab_size is ${config.vocabSize}`,
+    );
   }
   const model = new Transformer(config, new Rng(0));
   loadWeights(model, readWeights(dir, opts), dir);
@@ -103,7 +111,9 @@ export function loadWeights(model: Transformer, tensors: Record<string, RawTenso
       throw new CheckpointError(`${source}: missing tensor "${key}" (parameter ${name}, shape ${fmtShape(p.shape)})`);
     }
     if (t.shape.length !== p.shape.length || t.shape.some((d, i) => d !== p.shape[i])) {
-      throw new CheckpointError(`${source}: tensor "${key}" has shape ${fmtShape(t.shape)} but the model expects ${fmtShape(p.shape)}`);
+      throw new CheckpointError(
+        `${source}: tensor "${key}" has shape ${fmtShape(t.shape)} but the model expects ${fmtShape(p.shape)}`,
+      );
     }
     p.data.set(t.data);
     used.add(key);
@@ -111,8 +121,13 @@ export function loadWeights(model: Transformer, tensors: Record<string, RawTenso
   const tiedHead = model.config.tieEmbeddings ? "lm_head.weight" : null; // some tied checkpoints store it anyway
   const unexpected = Object.keys(tensors).filter((k) => !used.has(k) && k !== tiedHead && !IGNORED.test(k));
   if (unexpected.length > 0) {
-    const shown = unexpected.slice(0, 5).map((k) => `"${k}" ${fmtShape(tensors[k]!.shape)}`).join(", ");
-    throw new CheckpointError(`${source}: ${unexpected.length} tensor(s) the model has no parameter for: ${shown}${unexpected.length > 5 ? ", ..." : ""}`);
+    const shown = unexpected
+      .slice(0, 5)
+      .map((k) => `"${k}" ${fmtShape(tensors[k]!.shape)}`)
+      .join(", ");
+    throw new CheckpointError(
+      `${source}: ${unexpected.length} tensor(s) the model has no parameter for: ${shown}${unexpected.length > 5 ? ", ..." : ""}`,
+    );
   }
 }
 
@@ -150,8 +165,10 @@ function shardMap(index: string): Record<string, string> {
   const map: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, shard] of Object.entries(weightMap)) {
     if (typeof shard !== "string" || !/^[^/\\]+\.safetensors$/.test(shard) || shard.startsWith(".")) {
-      throw new CheckpointError(`${index}: tensor "${name}" maps to ${JSON.stringify(shard)}; `
-        + "expected a .safetensors file name in the same directory");
+      throw new CheckpointError(
+        `${index}: tensor "${name}" maps to ${JSON.stringify(shard)}; ` +
+          "expected a .safetensors file name in the same directory",
+      );
     }
     map[name] = shard;
   }
@@ -191,8 +208,10 @@ function loadTokenizer(dir: string, hf: Record<string, unknown>): Tokenizer {
   }
   const path = join(dir, "tokenizer.json");
   if (!existsSync(path)) throw new CheckpointError(`${dir}: no tokenizer.json or ${RLVR_TOKENIZER}`);
-  const first = (v: unknown): number | undefined => (Array.isArray(v) ? first(v[0]) : typeof v === "number" ? v : undefined);
-  const eosId = first(hf.eos_token_id), padId = first(hf.pad_token_id);
+  const first = (v: unknown): number | undefined =>
+    Array.isArray(v) ? first(v[0]) : typeof v === "number" ? v : undefined;
+  const eosId = first(hf.eos_token_id),
+    padId = first(hf.pad_token_id);
   try {
     return loadHfTokenizer(path, {
       ...(eosId !== undefined ? { eosId } : {}),

@@ -16,7 +16,13 @@ import { ConfigError } from "../util/index.js";
  * dModel 16384, dFf 53248, 126 layers, vocab 128256), well below sizes whose allocation would abort the process.
  */
 export const BOUNDS = {
-  vocabSize: 1 << 22, dModel: 1 << 16, nLayers: 1024, nHeads: 1024, headDim: 4096, dFf: 1 << 18, maxSeqLen: 1 << 20,
+  vocabSize: 1 << 22,
+  dModel: 1 << 16,
+  nLayers: 1024,
+  nHeads: 1024,
+  headDim: 4096,
+  dFf: 1 << 18,
+  maxSeqLen: 1 << 20,
 };
 /** Float32Array elements of one tensor at most (the engine indexes with 32-bit signed integers). */
 const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
@@ -24,29 +30,71 @@ const MAX_TENSOR_ELEMENTS = 2 ** 31 - 1;
 /** Validated transformer hyper-parameters. */
 export const TransformerConfigSchema = z
   .strictObject({
-    arch: z.enum(["gpt2", "llama"]).describe("gpt2: learned positions, LayerNorm, GELU, biases; llama: RoPE, RMSNorm, SwiGLU, GQA"),
+    arch: z
+      .enum(["gpt2", "llama"])
+      .describe("gpt2: learned positions, LayerNorm, GELU, biases; llama: RoPE, RMSNorm, SwiGLU, GQA"),
     vocabSize: z.number().int().positive().max(BOUNDS.vocabSize).describe("rows of the embedding and the output head"),
     dModel: z.number().int().positive().max(BOUNDS.dModel).describe("hidden width (HF hidden_size)"),
     nLayers: z.number().int().positive().max(BOUNDS.nLayers).describe("transformer blocks (HF num_hidden_layers)"),
     nHeads: z.number().int().positive().max(BOUNDS.nHeads).describe("query heads (HF num_attention_heads)"),
-    nKvHeads: z.number().int().positive().max(BOUNDS.nHeads).describe("key/value heads, divides nHeads; < nHeads is grouped-query attention (HF num_key_value_heads)"),
-    headDim: z.number().int().positive().max(BOUNDS.headDim).optional().describe("per-head width; default dModel / nHeads (HF head_dim)"),
+    nKvHeads: z
+      .number()
+      .int()
+      .positive()
+      .max(BOUNDS.nHeads)
+      .describe("key/value heads, divides nHeads; < nHeads is grouped-query attention (HF num_key_value_heads)"),
+    headDim: z
+      .number()
+      .int()
+      .positive()
+      .max(BOUNDS.headDim)
+      .optional()
+      .describe("per-head width; default dModel / nHeads (HF head_dim)"),
     dFf: z.number().int().positive().max(BOUNDS.dFf).describe("MLP hidden width (HF intermediate_size)"),
-    maxSeqLen: z.number().int().positive().max(BOUNDS.maxSeqLen).describe("longest sequence: size of the learned position table (gpt2) or HF max_position_embeddings"),
+    maxSeqLen: z
+      .number()
+      .int()
+      .positive()
+      .max(BOUNDS.maxSeqLen)
+      .describe("longest sequence: size of the learned position table (gpt2) or HF max_position_embeddings"),
     ropeTheta: z.number().positive().default(10000).describe("RoPE base frequency (llama; HF rope_theta)"),
     normEps: z.number().positive().default(1e-5).describe("epsilon of LayerNorm/RMSNorm (HF rms_norm_eps)"),
-    tieEmbeddings: z.boolean().default(true).describe("output head shares the token embedding (HF tie_word_embeddings)"),
+    tieEmbeddings: z
+      .boolean()
+      .default(true)
+      .describe("output head shares the token embedding (HF tie_word_embeddings)"),
     qkvBias: z.boolean().default(false).describe("biases on q/k/v projections (llama shape; true for Qwen2)"),
-    dropout: z.number().min(0).lt(1).default(0).describe("dropout on attention/MLP outputs and embeddings while training"),
+    dropout: z
+      .number()
+      .min(0)
+      .lt(1)
+      .default(0)
+      .describe("dropout on attention/MLP outputs and embeddings while training"),
   })
   .superRefine((c, ctx) => {
-    if (c.nHeads % c.nKvHeads !== 0) ctx.addIssue({ code: "custom", path: ["nKvHeads"], message: `nKvHeads ${c.nKvHeads} must divide nHeads ${c.nHeads}` });
-    if (c.headDim === undefined && c.dModel % c.nHeads !== 0) ctx.addIssue({ code: "custom", path: ["nHeads"], message: `nHeads ${c.nHeads} must divide dModel ${c.dModel} (or set headDim)` });
-    if (c.arch === "llama" && headDimOf(c) % 2 !== 0) ctx.addIssue({ code: "custom", path: ["headDim"], message: `RoPE needs an even head dimension, got ${headDimOf(c)}` });
+    if (c.nHeads % c.nKvHeads !== 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["nKvHeads"],
+        message: `nKvHeads ${c.nKvHeads} must divide nHeads ${c.nHeads}`,
+      });
+    if (c.headDim === undefined && c.dModel % c.nHeads !== 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["nHeads"],
+        message: `nHeads ${c.nHeads} must divide dModel ${c.dModel} (or set headDim)`,
+      });
+    if (c.arch === "llama" && headDimOf(c) % 2 !== 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["headDim"],
+        message: `RoPE needs an even head dimension, got ${headDimOf(c)}`,
+      });
     const biggest = largestTensor(c);
     if (biggest.size > MAX_TENSOR_ELEMENTS) {
-      const message = `the ${biggest.what} would hold ${biggest.size.toExponential(2)} float32 values; `
-        + `one tensor holds at most ${MAX_TENSOR_ELEMENTS} (2^31 - 1)`;
+      const message =
+        `the ${biggest.what} would hold ${biggest.size.toExponential(2)} float32 values; ` +
+        `one tensor holds at most ${MAX_TENSOR_ELEMENTS} (2^31 - 1)`;
       ctx.addIssue({ code: "custom", path: biggest.path, message });
     }
   });
@@ -81,7 +129,11 @@ function largestTensor(
   const options = [
     { size: c.vocabSize * c.dModel, what: "token embedding (vocabSize × dModel)", path: ["dModel"] },
     { size: c.dModel * c.dFf, what: "MLP matrix (dModel × dFf)", path: ["dFf"] },
-    { size: c.nHeads * headDimOf(c) * c.dModel, what: "query projection (nHeads × headDim × dModel)", path: ["nHeads"] },
+    {
+      size: c.nHeads * headDimOf(c) * c.dModel,
+      what: "query projection (nHeads × headDim × dModel)",
+      path: ["nHeads"],
+    },
     {
       size: c.arch === "gpt2" ? c.maxSeqLen * c.dModel : 0,
       what: "position table (maxSeqLen × dModel)",
@@ -93,8 +145,10 @@ function largestTensor(
 
 /** Number of float32 parameters of a model with this config (tied head counted once; LoRA adapters not included). */
 export function parameterCount(c: TransformerConfig): number {
-  const d = c.dModel, hd = headDimOf(c);
-  const q = c.nHeads * hd, kv = c.nKvHeads * hd;
+  const d = c.dModel,
+    hd = headDimOf(c);
+  const q = c.nHeads * hd,
+    kv = c.nKvHeads * hd;
   const gpt = c.arch === "gpt2";
   const attn = d * (q + 2 * kv) + q * d + (gpt ? q + 2 * kv + d : c.qkvBias ? q + 2 * kv : 0);
   const mlp = gpt ? 2 * d * c.dFf + c.dFf + d : 3 * d * c.dFf;
@@ -111,10 +165,14 @@ export function headDimOf(c: Pick<TransformerConfig, "headDim" | "dModel" | "nHe
 }
 
 /** Writes a config with Hugging Face `config.json` field names (plus `rlvr_*` fields for what HF lacks). */
-export function toHfConfig(c: TransformerConfig, extra: { eosId?: number; bosId?: number | null } = {}): Record<string, unknown> {
+export function toHfConfig(
+  c: TransformerConfig,
+  extra: { eosId?: number; bosId?: number | null } = {},
+): Record<string, unknown> {
   const qwen = c.arch === "llama" && c.qkvBias;
   const modelType = c.arch === "gpt2" ? "rlvr-gpt2" : qwen ? "qwen2" : "llama";
-  const architectures = c.arch === "gpt2" ? ["RlvrGpt2ForCausalLM"] : qwen ? ["Qwen2ForCausalLM"] : ["LlamaForCausalLM"];
+  const architectures =
+    c.arch === "gpt2" ? ["RlvrGpt2ForCausalLM"] : qwen ? ["Qwen2ForCausalLM"] : ["LlamaForCausalLM"];
   return {
     architectures,
     model_type: modelType,
@@ -151,31 +209,44 @@ export function fromHfConfig(j: Record<string, unknown>, source = "config.json")
   const rope = (j.rope_parameters ?? {}) as Record<string, unknown>; // transformers >= 5 nests rope_theta here
   const scaling = (j.rope_scaling ?? null) as Record<string, unknown> | null;
   const ropeType = rope.rope_type ?? scaling?.rope_type ?? scaling?.type ?? "default";
-  if (ropeType !== "default") throw new ConfigError(`${source}: rope scaling "${String(ropeType)}" is not supported (only default RoPE)`);
-  if (type !== "qwen2" && j.attention_bias === true) throw new ConfigError(`${source}: attention_bias (q/k/v/o biases) is not supported; Qwen2-style q/k/v biases are`);
+  if (ropeType !== "default")
+    throw new ConfigError(`${source}: rope scaling "${String(ropeType)}" is not supported (only default RoPE)`);
+  if (type !== "qwen2" && j.attention_bias === true)
+    throw new ConfigError(`${source}: attention_bias (q/k/v/o biases) is not supported; Qwen2-style q/k/v biases are`);
   if (j.mlp_bias === true) throw new ConfigError(`${source}: mlp_bias is not supported`);
   if (j.use_sliding_window === true) throw new ConfigError(`${source}: sliding-window attention is not supported`);
   const nHeads = j.num_attention_heads as number;
   const hfNames = {
-    vocabSize: "vocab_size", dModel: "hidden_size", nLayers: "num_hidden_layers", nHeads: "num_attention_heads",
-    nKvHeads: "num_key_value_heads", headDim: "head_dim", dFf: "intermediate_size",
+    vocabSize: "vocab_size",
+    dModel: "hidden_size",
+    nLayers: "num_hidden_layers",
+    nHeads: "num_attention_heads",
+    nKvHeads: "num_key_value_heads",
+    headDim: "head_dim",
+    dFf: "intermediate_size",
     maxSeqLen: "max_position_embeddings",
-    ropeTheta: "rope_theta", normEps: "rms_norm_eps", tieEmbeddings: "tie_word_embeddings",
+    ropeTheta: "rope_theta",
+    normEps: "rms_norm_eps",
+    tieEmbeddings: "tie_word_embeddings",
   };
-  return parseTransformerConfig({
-    arch: type === "rlvr-gpt2" ? "gpt2" : "llama",
-    vocabSize: j.vocab_size,
-    dModel: j.hidden_size,
-    nLayers: j.num_hidden_layers,
-    nHeads,
-    nKvHeads: j.num_key_value_heads ?? nHeads,
-    headDim: j.head_dim !== undefined && j.head_dim !== (j.hidden_size as number) / nHeads ? j.head_dim : undefined, // only when it departs from the default
-    dFf: j.intermediate_size,
-    maxSeqLen: j.max_position_embeddings,
-    ropeTheta: j.rope_theta ?? rope.rope_theta ?? 10000,
-    normEps: j.rms_norm_eps ?? 1e-6,
-    tieEmbeddings: j.tie_word_embeddings ?? false,
-    qkvBias: type === "qwen2",
-    dropout: j.rlvr_dropout ?? 0,
-  }, source, hfNames);
+  return parseTransformerConfig(
+    {
+      arch: type === "rlvr-gpt2" ? "gpt2" : "llama",
+      vocabSize: j.vocab_size,
+      dModel: j.hidden_size,
+      nLayers: j.num_hidden_layers,
+      nHeads,
+      nKvHeads: j.num_key_value_heads ?? nHeads,
+      headDim: j.head_dim !== undefined && j.head_dim !== (j.hidden_size as number) / nHeads ? j.head_dim : undefined, // only when it departs from the default
+      dFf: j.intermediate_size,
+      maxSeqLen: j.max_position_embeddings,
+      ropeTheta: j.rope_theta ?? rope.rope_theta ?? 10000,
+      normEps: j.rms_norm_eps ?? 1e-6,
+      tieEmbeddings: j.tie_word_embeddings ?? false,
+      qkvBias: type === "qwen2",
+      dropout: j.rlvr_dropout ?? 0,
+    },
+    source,
+    hfNames,
+  );
 }

@@ -44,9 +44,13 @@ export class HfTokenizer implements Tokenizer {
   private readonly lib: HfLibTokenizer;
 
   /** `json` is the parsed tokenizer.json; `config` the parsed tokenizer_config.json (or {}). */
-  constructor(private readonly json: TokenizerJson, config: Record<string, unknown> = {}, opts: HfTokenizerOptions = {}) {
+  constructor(
+    private readonly json: TokenizerJson,
+    config: Record<string, unknown> = {},
+    opts: HfTokenizerOptions = {},
+  ) {
     if (!json || typeof json !== "object" || Array.isArray(json) || !json.model || typeof json.model !== "object") {
-      throw new ConfigError("tokenizer.json: missing the \"model\" section; is this a Hugging Face tokenizer.json?");
+      throw new ConfigError('tokenizer.json: missing the "model" section; is this a Hugging Face tokenizer.json?');
     }
     try {
       this.lib = new HfLibTokenizer(json, config);
@@ -66,11 +70,14 @@ export class HfTokenizer implements Tokenizer {
     };
     const eos = opts.eosId ?? byName(config.eos_token) ?? firstKnown(this.lib, EOS_NAMES);
     if (eos === undefined) {
-      throw new ConfigError("tokenizer.json: cannot tell the eos token; pass eosId or add eos_token to tokenizer_config.json");
+      throw new ConfigError(
+        "tokenizer.json: cannot tell the eos token; pass eosId or add eos_token to tokenizer_config.json",
+      );
     }
     this.eosId = eos;
     this.padId = opts.padId ?? byName(config.pad_token) ?? eos;
-    this.bosId = opts.bosId !== undefined ? opts.bosId : byName(config.bos_token) ?? firstKnown(this.lib, BOS_NAMES) ?? null;
+    this.bosId =
+      opts.bosId !== undefined ? opts.bosId : (byName(config.bos_token) ?? firstKnown(this.lib, BOS_NAMES) ?? null);
   }
 
   /** Text to ids; special tokens written literally in the text are still recognised, none are added. */
@@ -125,7 +132,8 @@ function maxId(json: TokenizerJson): number {
     }
     max = Math.max(max, id);
   };
-  if (Array.isArray(vocab)) max = vocab.length - 1; // Unigram: [piece, score][] indexed by id
+  if (Array.isArray(vocab))
+    max = vocab.length - 1; // Unigram: [piece, score][] indexed by id
   else if (vocab && typeof vocab === "object") {
     for (const [piece, id] of Object.entries(vocab)) take(id, `vocab entry ${JSON.stringify(piece)}`);
   }
@@ -137,7 +145,8 @@ function maxId(json: TokenizerJson): number {
 
 /** tokenizer_config.json writes special tokens either as strings or as `{ content: "..." }` objects. */
 function tokenContent(t: unknown): string | undefined {
-  if (t && typeof t === "object" && typeof (t as { content?: unknown }).content === "string") return (t as { content: string }).content;
+  if (t && typeof t === "object" && typeof (t as { content?: unknown }).content === "string")
+    return (t as { content: string }).content;
   return undefined;
 }
 

@@ -50,7 +50,9 @@ export class KVCache {
   append(layer: number, k: Tensor, v: Tensor, mask: Float32Array | null): CachedKV {
     const [b, h, t, d] = k.shape as [number, number, number, number];
     if (b !== this.batch || h !== this.kvHeads || d !== this.headDim || this.length + t > this.maxLen) {
-      throw new ShapeError(`KVCache.append: k ${fmtShape(k.shape)} at length ${this.length} does not fit cache (B ${this.batch}, Hkv ${this.kvHeads}, maxLen ${this.maxLen}, D ${this.headDim})`);
+      throw new ShapeError(
+        `KVCache.append: k ${fmtShape(k.shape)} at length ${this.length} does not fit cache (B ${this.batch}, Hkv ${this.kvHeads}, maxLen ${this.maxLen}, D ${this.headDim})`,
+      );
     }
     this.store(this.keys[layer]!, k.data, t);
     this.store(this.values[layer]!, v.data, t);
@@ -58,7 +60,12 @@ export class KVCache {
     const total = this.length + t;
     if (t === 1) {
       const shape = [this.batch, this.kvHeads, this.maxLen, d];
-      return { k: new Tensor(this.keys[layer]!, shape), v: new Tensor(this.values[layer]!, shape), mask: this.slotMask(mask, total), causal: false };
+      return {
+        k: new Tensor(this.keys[layer]!, shape),
+        v: new Tensor(this.values[layer]!, shape),
+        mask: this.slotMask(mask, total),
+        causal: false,
+      };
     }
     return { k: this.prefix(this.keys[layer]!, total), v: this.prefix(this.values[layer]!, total), mask, causal: true };
   }
@@ -81,7 +88,8 @@ export class KVCache {
     const d = this.headDim;
     const rows = this.batch * this.kvHeads;
     const out = new Float32Array(rows * total * d);
-    for (let r = 0; r < rows; r++) out.set(store.subarray(r * this.maxLen * d, (r * this.maxLen + total) * d), r * total * d);
+    for (let r = 0; r < rows; r++)
+      out.set(store.subarray(r * this.maxLen * d, (r * this.maxLen + total) * d), r * total * d);
     return new Tensor(out, [this.batch, this.kvHeads, total, d]);
   }
 

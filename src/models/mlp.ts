@@ -21,12 +21,18 @@ export class Mlp extends Module {
     const gpt = cfg.arch === "gpt2";
     this.gateProj = gpt ? null : new Linear(cfg.dModel, cfg.dFf, { rng: rng.split("gate"), bias: false, std: 0.02 });
     this.upProj = new Linear(cfg.dModel, cfg.dFf, { rng: rng.split("up"), bias: gpt, std: 0.02 });
-    this.downProj = new Linear(cfg.dFf, cfg.dModel, { rng: rng.split("down"), bias: gpt, std: 0.02 / Math.sqrt(2 * cfg.nLayers) });
+    this.downProj = new Linear(cfg.dFf, cfg.dModel, {
+      rng: rng.split("down"),
+      bias: gpt,
+      std: 0.02 / Math.sqrt(2 * cfg.nLayers),
+    });
   }
 
   /** x (B, T, D) → (B, T, D) through (B, T, dFf). */
   forward(x: Tensor, rng: Rng | null): Tensor {
-    const h = this.gateProj ? mul(silu(this.gateProj.forward(x)), this.upProj.forward(x)) : gelu(this.upProj.forward(x));
+    const h = this.gateProj
+      ? mul(silu(this.gateProj.forward(x)), this.upProj.forward(x))
+      : gelu(this.upProj.forward(x));
     const out = this.downProj.forward(h);
     return rng && this._cfg.dropout > 0 ? dropout(out, this._cfg.dropout, rng, this.training) : out;
   }

@@ -29,7 +29,11 @@ export function listModels(): ModelSpec[] {
 }
 
 /** A freshly initialised model of the named spec with the char tokenizer. */
-export function createModel(name: string, rng: Rng, overrides: Partial<TransformerConfigInput> = {}): { model: Transformer; tokenizer: Tokenizer } {
+export function createModel(
+  name: string,
+  rng: Rng,
+  overrides: Partial<TransformerConfigInput> = {},
+): { model: Transformer; tokenizer: Tokenizer } {
   const spec = specs.get(name);
   if (!spec) throw new ConfigError(`unknown model "${name}"; registered: ${[...specs.keys()].join(", ")}`);
   const tokenizer = new CharTokenizer();
@@ -40,15 +44,42 @@ export function createModel(name: string, rng: Rng, overrides: Partial<Transform
 registerModel({
   name: "tiny-char",
   description: "Llama-shaped char model, ~1.3M parameters (4 layers, d 160, GQA 4/2): the built-in tasks' default",
-  config: { arch: "llama", dModel: 160, nLayers: 4, nHeads: 4, nKvHeads: 2, dFf: 512, maxSeqLen: 256, tieEmbeddings: true },
+  config: {
+    arch: "llama",
+    dModel: 160,
+    nLayers: 4,
+    nHeads: 4,
+    nKvHeads: 2,
+    dFf: 512,
+    maxSeqLen: 256,
+    tieEmbeddings: true,
+  },
 });
 registerModel({
   name: "tiny-char-gpt",
   description: "GPT-2-shaped char model, ~1.3M parameters (4 layers, d 160, 4 heads)",
-  config: { arch: "gpt2", dModel: 160, nLayers: 4, nHeads: 4, nKvHeads: 4, dFf: 640, maxSeqLen: 256, tieEmbeddings: true },
+  config: {
+    arch: "gpt2",
+    dModel: 160,
+    nLayers: 4,
+    nHeads: 4,
+    nKvHeads: 4,
+    dFf: 640,
+    maxSeqLen: 256,
+    tieEmbeddings: true,
+  },
 });
 registerModel({
   name: "micro-char",
   description: "Llama-shaped char model, ~22k parameters, for fast tests",
-  config: { arch: "llama", dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 64, maxSeqLen: 128, tieEmbeddings: true },
+  config: {
+    arch: "llama",
+    dModel: 32,
+    nLayers: 2,
+    nHeads: 4,
+    nKvHeads: 2,
+    dFf: 64,
+    maxSeqLen: 128,
+    tieEmbeddings: true,
+  },
 });

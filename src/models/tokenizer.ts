@@ -84,5 +84,7 @@ export class CharTokenizer implements Tokenizer {
 export function tokenizerFromJSON(json: unknown): Tokenizer {
   const o = json as { type?: unknown; version?: unknown } | null;
   if (o && o.type === "char" && o.version === 1) return new CharTokenizer();
-  throw new ConfigError(`tokenizer: unknown saved tokenizer ${JSON.stringify(json)?.slice(0, 80)}; expected {"type":"char","version":1}`);
+  throw new ConfigError(
+    `tokenizer: unknown saved tokenizer ${JSON.stringify(json)?.slice(0, 80)}; expected {"type":"char","version":1}`,
+  );
 }

@@ -12,7 +12,22 @@
  */
 import { ShapeError, fmtShape, type Rng } from "../util/index.js";
 import {
-  Embedding, LayerNorm, Linear, Module, RMSNorm, add, affine, crossEntropy, dropout, embedding, isGradEnabled, matmul, neg, reshape, slice, type Tensor,
+  Embedding,
+  LayerNorm,
+  Linear,
+  Module,
+  RMSNorm,
+  add,
+  affine,
+  crossEntropy,
+  dropout,
+  embedding,
+  isGradEnabled,
+  matmul,
+  neg,
+  reshape,
+  slice,
+  type Tensor,
 } from "../engine/index.js";
 import { Attention, type LayerContext, type LinearLike } from "./attention.js";
 import { headDimOf, type TransformerConfig } from "./config.js";
@@ -70,32 +85,43 @@ export class Transformer extends Module {
     this.config = config;
     this._rng = rng.split("dropout");
     this.embedTokens = new Embedding(config.vocabSize, config.dModel, { rng: rng.split("embed"), std: 0.02 });
-    this.embedPositions = config.arch === "gpt2" ? new Embedding(config.maxSeqLen, config.dModel, { rng: rng.split("pos"), std: 0.01 }) : null;
+    this.embedPositions =
+      config.arch === "gpt2"
+        ? new Embedding(config.maxSeqLen, config.dModel, { rng: rng.split("pos"), std: 0.01 })
+        : null;
     this.layers = Array.from({ length: config.nLayers }, (_, i) => new DecoderLayer(config, i, rng.split(`layer${i}`)));
     this.norm = makeNorm(config);
-    this.lmHead = config.tieEmbeddings ? null : new Linear(config.dModel, config.vocabSize, { rng: rng.split("head"), bias: false, std: 0.02 });
+    this.lmHead = config.tieEmbeddings
+      ? null
+      : new Linear(config.dModel, config.vocabSize, { rng: rng.split("head"), bias: false, std: 0.02 });
   }
 
   /** ids (B*T) row-major → logits (B, T, V). */
   forward(ids: Int32Array, batch: number, seqLen: number, opts: ForwardOptions = {}): Tensor {
     const c = this.config;
-    if (ids.length !== batch * seqLen) throw new ShapeError(`Transformer.forward: ${ids.length} ids do not fill (B, T) = (${batch}, ${seqLen})`);
+    if (ids.length !== batch * seqLen)
+      throw new ShapeError(`Transformer.forward: ${ids.length} ids do not fill (B, T) = (${batch}, ${seqLen})`);
     const cache = opts.cache ?? null;
     const posOffset = cache ? cache.length : 0;
     const tk = posOffset + seqLen;
     const mask = opts.mask ?? null;
-    if (mask && mask.length !== batch * tk) throw new ShapeError(`Transformer.forward: mask has ${mask.length} values, expected (B, Tk) = (${batch}, ${tk})`);
+    if (mask && mask.length !== batch * tk)
+      throw new ShapeError(`Transformer.forward: mask has ${mask.length} values, expected (B, Tk) = (${batch}, ${tk})`);
     if (cache && isGradEnabled() && this.parameters().some((p) => p.requiresGrad)) {
       throw new ShapeError("Transformer.forward: a KV cache holds no graph; run cached decoding under noGrad()");
     }
-    if (cache && cache.batch !== batch) throw new ShapeError(`Transformer.forward: cache batch ${cache.batch} != batch ${batch}`);
+    if (cache && cache.batch !== batch)
+      throw new ShapeError(`Transformer.forward: cache batch ${cache.batch} != batch ${batch}`);
     const rng = this.training && c.dropout > 0 ? this._rng : null;
 
     let x = this.embedTokens.forward(ids, [batch, seqLen]); // (B, T, D)
     if (this.embedPositions) {
       const pos = positionIds(mask, batch, seqLen, posOffset);
       for (let i = 0; i < pos.length; i++) {
-        if (pos[i]! >= c.maxSeqLen) throw new ShapeError(`Transformer.forward: position ${pos[i]} exceeds maxSeqLen ${c.maxSeqLen} (ids (${batch}, ${seqLen}), cache length ${posOffset})`);
+        if (pos[i]! >= c.maxSeqLen)
+          throw new ShapeError(
+            `Transformer.forward: position ${pos[i]} exceeds maxSeqLen ${c.maxSeqLen} (ids (${batch}, ${seqLen}), cache length ${posOffset})`,
+          );
       }
       x = add(x, embedding(this.embedPositions.weight, pos, [batch, seqLen]));
     }
@@ -139,5 +165,7 @@ function positionIds(mask: Float32Array | null, batch: number, seqLen: number, p
 }
 
 function makeNorm(cfg: TransformerConfig): LayerNorm | RMSNorm {
-  return cfg.arch === "gpt2" ? new LayerNorm(cfg.dModel, { eps: cfg.normEps }) : new RMSNorm(cfg.dModel, { eps: cfg.normEps });
+  return cfg.arch === "gpt2"
+    ? new LayerNorm(cfg.dModel, { eps: cfg.normEps })
+    : new RMSNorm(cfg.dModel, { eps: cfg.normEps });
 }

@@ -12,7 +12,10 @@ import type { RewardResult, RewardSpec } from "./types.js";
 /** Options of "boxed-format". */
 export const boxedFormatOptions = z
   .object({
-    workBefore: z.boolean().default(false).describe("allow working (any text without a box) before the one box; nothing may follow it"),
+    workBefore: z
+      .boolean()
+      .default(false)
+      .describe("allow working (any text without a box) before the one box; nothing may follow it"),
   })
   .strict();
 

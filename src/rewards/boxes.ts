@@ -38,7 +38,8 @@ export function toPixels(b: Box, space: CoordSpace, size?: readonly [number, num
   return [(b[0] * size[0]) / s, (b[1] * size[1]) / s, (b[2] * size[0]) / s, (b[3] * size[1]) / s];
 }
 
-const validBox = (b: readonly number[]): boolean => b.length === 4 && b.every(Number.isFinite) && b[0]! < b[2]! && b[1]! < b[3]!;
+const validBox = (b: readonly number[]): boolean =>
+  b.length === 4 && b.every(Number.isFinite) && b[0]! < b[2]! && b[1]! < b[3]!;
 
 /** A predicted box with its confidence. */
 export interface PredBox {
@@ -110,7 +111,12 @@ export interface BoxMatch {
 }
 
 /** Greedy matching (reference): by confidence descending, each takes the best unused gold box above the threshold. */
-export function greedyMatch(preds: readonly PredBox[], gold: readonly Box[], threshold: number, inclusive: boolean): BoxMatch {
+export function greedyMatch(
+  preds: readonly PredBox[],
+  gold: readonly Box[],
+  threshold: number,
+  inclusive: boolean,
+): BoxMatch {
   const order = preds.map((_, i) => i).sort((a, b) => preds[b]!.confidence - preds[a]!.confidence || a - b);
   const used = new Array<boolean>(gold.length).fill(false);
   const res: BoxMatch = { gold: preds.map(() => -1), iou: preds.map(() => 0) };
@@ -134,7 +140,12 @@ export function greedyMatch(preds: readonly PredBox[], gold: readonly Box[], thr
 let lsa: Promise<typeof import("linear-sum-assignment")> | null = null;
 
 /** Hungarian matching maximising total IoU (D-B2, ablations); pairs at or below the threshold are dropped. */
-export async function hungarianMatch(preds: readonly PredBox[], gold: readonly Box[], threshold: number, inclusive: boolean): Promise<BoxMatch> {
+export async function hungarianMatch(
+  preds: readonly PredBox[],
+  gold: readonly Box[],
+  threshold: number,
+  inclusive: boolean,
+): Promise<BoxMatch> {
   const res: BoxMatch = { gold: preds.map(() => -1), iou: preds.map(() => 0) };
   if (preds.length === 0 || gold.length === 0) return res;
   lsa ??= import("linear-sum-assignment");
@@ -156,13 +167,28 @@ export async function hungarianMatch(preds: readonly PredBox[], gold: readonly B
 export const detectionOptions = z.object({
   iouThreshold: z.number().min(0).max(1).default(0.5).describe("a match needs IoU above this (D-B1)"),
   inclusive: z.boolean().default(false).describe("match at IoU equal to the threshold too (COCO style)"),
-  matching: z.enum(["greedy", "hungarian"]).default("greedy").describe("greedy by confidence (reference) or Hungarian maximum IoU (D-B2)"),
-  confidenceRule: z.enum(["ours", "reference"]).default("ours").describe("ours: 0 with no match and scaled by min(1,#gold/#pred) (D-B4)"),
+  matching: z
+    .enum(["greedy", "hungarian"])
+    .default("greedy")
+    .describe("greedy by confidence (reference) or Hungarian maximum IoU (D-B2)"),
+  confidenceRule: z
+    .enum(["ours", "reference"])
+    .default("ours")
+    .describe("ours: 0 with no match and scaled by min(1,#gold/#pred) (D-B4)"),
   positionKey: z.string().default("Position").describe("JSON key of the box (case-insensitive), e.g. bbox_2d"),
-  confidenceKey: z.string().default("Confidence").describe("JSON key of the confidence (case-insensitive); missing means 1"),
+  confidenceKey: z
+    .string()
+    .default("Confidence")
+    .describe("JSON key of the confidence (case-insensitive); missing means 1"),
   maxItems: z.number().int().positive().default(100).describe("more predicted boxes invalidate the list"),
-  requireThink: z.boolean().default(true).describe("format term needs <think> before <answer> (otherwise <answer> alone)"),
-  repairTruncated: z.boolean().default(false).describe("repair truncated JSON as the reference does (D-B9); pays truncated outputs"),
+  requireThink: z
+    .boolean()
+    .default(true)
+    .describe("format term needs <think> before <answer> (otherwise <answer> alone)"),
+  repairTruncated: z
+    .boolean()
+    .default(false)
+    .describe("repair truncated JSON as the reference does (D-B9); pays truncated outputs"),
   parser: z
     .enum(["strict", "visual-rft-lenient"])
     .default("strict")
@@ -185,7 +211,12 @@ export interface DetectionGold {
 }
 
 /** IoU and confidence terms for parsed predictions (§4.1 steps 2–6). */
-export function detectionTerms(preds: readonly PredBox[], gold: readonly Box[], match: BoxMatch, rule: "ours" | "reference"): { iou: number; confidence: number } {
+export function detectionTerms(
+  preds: readonly PredBox[],
+  gold: readonly Box[],
+  match: BoxMatch,
+  rule: "ours" | "reference",
+): { iou: number; confidence: number } {
   if (gold.length === 0) return preds.length === 0 ? { iou: 1, confidence: 1 } : { iou: 0, confidence: 0 };
   if (preds.length === 0) return { iou: 0, confidence: 0 };
   const iou = Math.min(1, match.iou.reduce((s, v) => s + v, 0) / Math.max(gold.length, preds.length));
@@ -213,11 +244,16 @@ const VISUAL_RFT = {
 } as const;
 
 /** Scores one detection completion; async only for Hungarian matching. */
-export async function scoreDetection(completion: string, gold: DetectionGold, options: DetectionOptions): Promise<RewardResult> {
+export async function scoreDetection(
+  completion: string,
+  gold: DetectionGold,
+  options: DetectionOptions,
+): Promise<RewardResult> {
   const o: DetectionOptions = options.preset === "visualRft" ? { ...options, ...VISUAL_RFT } : options;
   const space = gold.coordSpace ?? "pixel";
   const goldBoxes = gold.boxes.map((b) => (validBox(b) ? toPixels(b as Box, space, gold.imageSize) : null));
-  if (goldBoxes.some((b) => b === null)) return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
+  if (goldBoxes.some((b) => b === null))
+    return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
   const tags =
     o.preset === "visualRft"
       ? formatScore(completion, formatOptions.parse({ preset: "visualRft" }))
@@ -232,9 +268,16 @@ export async function scoreDetection(completion: string, gold: DetectionGold, op
   }
   const preds = dedupe(parsed);
   const g = goldBoxes as Box[];
-  const match = o.matching === "hungarian" ? await hungarianMatch(preds, g, o.iouThreshold, o.inclusive) : greedyMatch(preds, g, o.iouThreshold, o.inclusive);
+  const match =
+    o.matching === "hungarian"
+      ? await hungarianMatch(preds, g, o.iouThreshold, o.inclusive)
+      : greedyMatch(preds, g, o.iouThreshold, o.inclusive);
   const { iou, confidence } = detectionTerms(preds, g, match, o.confidenceRule);
-  return { score: iou + confidence + format, terms: { iou, confidence, format }, info: { predictions: preds.length, matched: match.gold.filter((j) => j >= 0).length } };
+  return {
+    score: iou + confidence + format,
+    terms: { iou, confidence, format },
+    info: { predictions: preds.length, matched: match.gold.filter((j) => j >= 0).length },
+  };
 }
 
 /** "box-detection": Visual-RFT IoU + confidence + format (weights 1/1/1). */
@@ -242,10 +285,16 @@ export const boxDetectionReward: RewardSpec<DetectionOptions, DetectionGold> = {
   name: "box-detection",
   description: "Visual-RFT detection: greedy-matched box IoU + confidence + format, from a JSON list in <answer>",
   options: detectionOptions,
-  exampleGold: { boxes: [[10, 10, 50, 60], [70, 20, 90, 40]] },
+  exampleGold: {
+    boxes: [
+      [10, 10, 50, 60],
+      [70, 20, 90, 40],
+    ],
+  },
   maxScore: 3,
   score: ({ completion, gold }, o) => scoreDetection(completion, gold, o),
-  goldCompletion: (gold) => `<think>\nI see the objects.\n</think>\n<answer>${JSON.stringify(gold.boxes.map((b) => ({ Position: b, Confidence: 1 })))}</answer>`,
+  goldCompletion: (gold) =>
+    `<think>\nI see the objects.\n</think>\n<answer>${JSON.stringify(gold.boxes.map((b) => ({ Position: b, Confidence: 1 })))}</answer>`,
 };
 
 /** Options of the classification reward. */
@@ -264,7 +313,10 @@ export interface ClassGold {
 
 /** §4.1 step 7: NFKC, lowercase, without spaces, `_` and `-`. */
 export function normalizeClass(s: string): string {
-  return s.normalize("NFKC").toLowerCase().replace(/[\s_-]+/g, "");
+  return s
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\s_-]+/g, "");
 }
 
 /** 1 iff the normalised answer is non-empty and equals the label or an alias (and is listed, with a class list). */
@@ -278,7 +330,8 @@ export function classAccuracy(answer: string, gold: ClassGold): number {
 /** "class-match": exact class (no substring credit, D-B7) + format. */
 export const classMatchReward: RewardSpec<ClassOptions, ClassGold> = {
   name: "class-match",
-  description: "Visual-RFT classification: exact class name in the single <answer> block (no substring credit) + format",
+  description:
+    "Visual-RFT classification: exact class name in the single <answer> block (no substring credit) + format",
   options: classOptions,
   exampleGold: { label: "Golden Retriever", aliases: ["golden"] },
   maxScore: 2,

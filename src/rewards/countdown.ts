@@ -33,7 +33,10 @@ export const countdownOptions = z
   .object({
     useAll: z.boolean().default(true).describe("every given number must be used exactly once (else at most once)"),
     formatCredit: z.number().min(0).max(1).default(0.1).describe("score of a valid expression with the wrong value"),
-    region: z.enum(["answerTag", "boxed", "all"]).default("answerTag").describe("where the expression is: the single <answer> block, the single \\boxed{}, or the whole completion"),
+    region: z
+      .enum(["answerTag", "boxed", "all"])
+      .default("answerTag")
+      .describe("where the expression is: the single <answer> block, the single \\boxed{}, or the whole completion"),
     tolerance: z.number().positive().default(1e-5).describe("|value - target| below this is correct"),
   })
   .strict();
@@ -59,9 +62,11 @@ export class ExpressionError extends Error {}
  */
 export function parseExpression(text: string): ParsedExpression {
   if (text.length > MAX_CHARS) throw new ExpressionError(`expression longer than ${MAX_CHARS} characters`);
-  if (!/^[0-9+\-*/().\s]*$/.test(text)) throw new ExpressionError("characters other than digits, + - * / ( ) . and spaces");
+  if (!/^[0-9+\-*/().\s]*$/.test(text))
+    throw new ExpressionError("characters other than digits, + - * / ( ) . and spaces");
   // Spaces may separate tokens but never split a number: "1 6" must not read as 16.
-  if (/[\d.]\s+[\d.]/.test(text)) throw new ExpressionError("a number split by spaces, or two numbers without an operator");
+  if (/[\d.]\s+[\d.]/.test(text))
+    throw new ExpressionError("a number split by spaces, or two numbers without an operator");
   const s = text.replace(/\s+/g, "");
   if (s.length === 0) throw new ExpressionError("empty expression");
   let pos = 0;
@@ -137,7 +142,8 @@ function validGold(gold: unknown): gold is CountdownGold {
 
 /** Scores one countdown completion (see the file comment for the rules). */
 export function scoreCountdown(completion: string, gold: CountdownGold, o: CountdownOptions): RewardResult {
-  if (!validGold(gold)) return { score: null, terms: {}, info: { reason: "gold needs numbers (non-negative) and a finite target" } };
+  if (!validGold(gold))
+    return { score: null, terms: {}, info: { reason: "gold needs numbers (non-negative) and a finite target" } };
   const zero = (reason: string, extra: Record<string, unknown> = {}): RewardResult => ({
     score: 0,
     terms: { correct: 0, partial: 0 },
@@ -150,7 +156,8 @@ export function scoreCountdown(completion: string, gold: CountdownGold, o: Count
     text = block.text;
   } else if (o.region === "boxed") {
     const boxes = boxedSpans(completion);
-    if (boxes.length !== 1 || completion.split("\\boxed").length !== 2) return zero(boxes.length === 0 ? "no closed \\boxed{}" : "more than one \\boxed{}");
+    if (boxes.length !== 1 || completion.split("\\boxed").length !== 2)
+      return zero(boxes.length === 0 ? "no closed \\boxed{}" : "more than one \\boxed{}");
     text = boxes[0]!.content;
   }
   let parsed: ParsedExpression;
@@ -166,7 +173,11 @@ export function scoreCountdown(completion: string, gold: CountdownGold, o: Count
   if (Number.isFinite(parsed.value) && Math.abs(parsed.value - gold.target) < o.tolerance) {
     return { score: 1, terms: { correct: 1, partial: 0 }, info };
   }
-  return { score: o.formatCredit, terms: { correct: 0, partial: o.formatCredit }, info: { ...info, reason: "wrong value" } };
+  return {
+    score: o.formatCredit,
+    terms: { correct: 0, partial: o.formatCredit },
+    info: { ...info, reason: "wrong value" },
+  };
 }
 
 /** A node while building expressions: value, text and the precedence of its top operator (3 = literal). */
@@ -182,7 +193,14 @@ export function combineExpressions(a: Built, op: "+" | "-" | "*" | "/", b: Built
   const left = a.prec < prec ? `(${a.text})` : a.text;
   // The right operand of - and / needs parentheses at equal precedence: a-(b-c) differs from a-b-c.
   const right = b.prec < prec || (b.prec === prec && (op === "-" || op === "/")) ? `(${b.text})` : b.text;
-  const value = op === "+" ? a.value + b.value : op === "-" ? a.value - b.value : op === "*" ? a.value * b.value : a.value / b.value;
+  const value =
+    op === "+"
+      ? a.value + b.value
+      : op === "-"
+        ? a.value - b.value
+        : op === "*"
+          ? a.value * b.value
+          : a.value / b.value;
   return { value, text: `${left}${op}${right}`, prec };
 }
 
@@ -216,12 +234,14 @@ export function solveCountdown(numbers: readonly number[], target: number): stri
 /** The registered reward spec. */
 export const countdownExpression: RewardSpec<CountdownOptions, CountdownGold> = {
   name: "countdown-expression",
-  description: "Countdown: the <answer> expression must reach the target using the given numbers (parsed, never eval'd)",
+  description:
+    "Countdown: the <answer> expression must reach the target using the given numbers (parsed, never eval'd)",
   options: countdownOptions,
   score: ({ completion, gold }, o) => scoreCountdown(completion, gold, o),
   goldCompletion: (gold) => {
     const expr = solveCountdown(gold.numbers, gold.target);
-    if (expr === null) throw new Error(`countdown: no expression reaches ${gold.target} from ${gold.numbers.join(", ")}`);
+    if (expr === null)
+      throw new Error(`countdown: no expression reaches ${gold.target} from ${gold.numbers.join(", ")}`);
     return `<answer>${expr}</answer>`;
   },
   exampleGold: { numbers: [3, 5, 2], target: 10 },

@@ -12,10 +12,23 @@ import { countOf } from "./text/region.js";
 
 /** Options of the format reward. */
 export const formatOptions = z.object({
-  tags: z.array(z.string().regex(/^[a-z_][a-z0-9_-]*$/i)).min(1).default(["think", "answer"]).describe("tags that must each appear exactly once, in this order"),
-  thinkOpenedInPrompt: z.boolean().default(false).describe("the prompt already opened <think>: prepend it before checking"),
-  rule: z.enum(["exact", "closingTags"]).default("exact").describe("exact: §2.2; closingTags: every closing tag present (SAKE paper)"),
-  preset: z.enum(["none", "openRs", "openRsTagCount", "openR1", "visualRft", "videoChatR1", "robotxR1", "exgrpo", "wd1"]).default("none").describe("reproduce a reference rule (§2.1)"),
+  tags: z
+    .array(z.string().regex(/^[a-z_][a-z0-9_-]*$/i))
+    .min(1)
+    .default(["think", "answer"])
+    .describe("tags that must each appear exactly once, in this order"),
+  thinkOpenedInPrompt: z
+    .boolean()
+    .default(false)
+    .describe("the prompt already opened <think>: prepend it before checking"),
+  rule: z
+    .enum(["exact", "closingTags"])
+    .default("exact")
+    .describe("exact: §2.2; closingTags: every closing tag present (SAKE paper)"),
+  preset: z
+    .enum(["none", "openRs", "openRsTagCount", "openR1", "visualRft", "videoChatR1", "robotxR1", "exgrpo", "wd1"])
+    .default("none")
+    .describe("reproduce a reference rule (§2.1)"),
 });
 /** Parsed format options. */
 export type FormatOptions = z.output<typeof formatOptions>;
@@ -72,7 +85,11 @@ export function wd1Format(text: string): number {
   if (text.startsWith("<reasoning>")) {
     const eol = text.indexOf("\n") < 0 ? text.length : text.indexOf("\n");
     let nextClose = -2;
-    for (let p = text.indexOf("</reasoning>", 11); p >= 0 && p + 12 <= eol && soft === 0; p = text.indexOf("</reasoning>", p + 1)) {
+    for (
+      let p = text.indexOf("</reasoning>", 11);
+      p >= 0 && p + 12 <= eol && soft === 0;
+      p = text.indexOf("</reasoning>", p + 1)
+    ) {
       let q = p + 12;
       while (q < text.length && /\s/.test(text[q]!)) q++;
       if (!text.startsWith("<answer>", q)) continue;

@@ -16,7 +16,10 @@ import type { Box } from "./boxes.js";
 const NUM = String.raw`(\d{1,4}(?:\.\d{1,6})?)`;
 const SP = "[ \\t]{0,3}";
 // The last "(x1,y1),(x2,y2)" in the answer; bounded whitespace only, so the scan is linear.
-const PAIR_BOX = new RegExp(String.raw`\(${SP}${NUM}${SP},${SP}${NUM}${SP}\)${SP},?${SP}\(${SP}${NUM}${SP},${SP}${NUM}${SP}\)`, "g");
+const PAIR_BOX = new RegExp(
+  String.raw`\(${SP}${NUM}${SP},${SP}${NUM}${SP}\)${SP},?${SP}\(${SP}${NUM}${SP},${SP}${NUM}${SP}\)`,
+  "g",
+);
 
 const GRID = 1000;
 
@@ -55,7 +58,10 @@ export function generalizedIou(a: Box, b: Box): number {
 
 /** Options of the grounding reward. */
 export const groundingOptions = z.object({
-  region: z.enum(["answerTag", "all"]).default("answerTag").describe("read the box from the single <answer> block, or from the whole completion"),
+  region: z
+    .enum(["answerTag", "all"])
+    .default("answerTag")
+    .describe("read the box from the single <answer> block, or from the whole completion"),
   boxes: z
     .enum(["single", "last"])
     .default("single")
@@ -65,17 +71,20 @@ export const groundingOptions = z.object({
 /** "box-grounding": GIoU + 1 of the predicted box against the gold box (0–1000 grid). */
 export const boxGroundingReward: RewardSpec<z.output<typeof groundingOptions>, { box: number[] }> = {
   name: "box-grounding",
-  description: "Visual-RFT grounding: GIoU + 1 in [0,2] of the (x1,y1),(x2,y2) box (0-1000 grid) in <answer> against the gold box",
+  description:
+    "Visual-RFT grounding: GIoU + 1 in [0,2] of the (x1,y1),(x2,y2) box (0-1000 grid) in <answer> against the gold box",
   options: groundingOptions,
   exampleGold: { box: [120, 80, 460, 390] },
   maxScore: 2,
   score({ completion, gold }, o): RewardResult {
     const g = gold.box;
-    if (!(g.length === 4 && g.every(Number.isFinite) && g[0]! < g[2]! && g[1]! < g[3]!)) return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
+    if (!(g.length === 4 && g.every(Number.isFinite) && g[0]! < g[2]! && g[1]! < g[3]!))
+      return { score: null, terms: {}, info: { reason: "degenerate or invalid gold box" } };
     const text = o.region === "answerTag" ? answerBlock(completion).text : completion;
     const box = text === null ? null : parseGroundingBox(text, o.boxes);
     const grounding = box ? generalizedIou(g as Box, box) + 1 : 0;
     return { score: grounding, terms: { grounding }, info: { box } };
   },
-  goldCompletion: (g) => `<think>\nIt is there.\n</think>\n<answer>(${g.box[0]},${g.box[1]}),(${g.box[2]},${g.box[3]})</answer>`,
+  goldCompletion: (g) =>
+    `<think>\nIt is there.\n</think>\n<answer>(${g.box[0]},${g.box[1]}),(${g.box[2]},${g.box[3]})</answer>`,
 };

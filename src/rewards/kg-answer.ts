@@ -14,16 +14,25 @@ import { parseChoice } from "./video.js";
 
 /** Options of the KG answer reward. */
 export const kgOptions = z.object({
-  preset: z.enum(["sake3b", "sake7b"]).default("sake3b").describe("term weights: sake3b 0.3/0.7 (paper, 3B), sake7b 0.2/0.8"),
+  preset: z
+    .enum(["sake3b", "sake7b"])
+    .default("sake3b")
+    .describe("term weights: sake3b 0.3/0.7 (paper, 3B), sake7b 0.2/0.8"),
   formatWeight: z.number().min(0).optional().describe("overrides the preset's format weight"),
   answerWeight: z.number().min(0).optional().describe("overrides the preset's answer weight"),
-  tags: z.object({
-    entities: z.string().default("entities"),
-    groups: z.string().default("groups"),
-    think: z.string().default("think"),
-    answer: z.string().default("answer"),
-  }).default({ entities: "entities", groups: "groups", think: "think", answer: "answer" }).describe("tag names per turn"),
-  answerMatcher: z.enum(["em", "choice"]).default("em").describe("em: normalised exact match; choice: §5.3 multiple choice"),
+  tags: z
+    .object({
+      entities: z.string().default("entities"),
+      groups: z.string().default("groups"),
+      think: z.string().default("think"),
+      answer: z.string().default("answer"),
+    })
+    .default({ entities: "entities", groups: "groups", think: "think", answer: "answer" })
+    .describe("tag names per turn"),
+  answerMatcher: z
+    .enum(["em", "choice"])
+    .default("em")
+    .describe("em: normalised exact match; choice: §5.3 multiple choice"),
 });
 /** Parsed KG options. */
 export type KgOptions = z.output<typeof kgOptions>;
@@ -56,20 +65,28 @@ export function exactMatch(answer: string, accepted: readonly string[]): number 
 /** "kg-answer": SAKE format + exact match of the final answer tag. */
 export const kgAnswerReward: RewardSpec<KgOptions, KgGold> = {
   name: "kg-answer",
-  description: "SAKE knowledge-graph answer: weighted format (entities/groups/think/answer tags) + exact match of <answer>",
+  description:
+    "SAKE knowledge-graph answer: weighted format (entities/groups/think/answer tags) + exact match of <answer>",
   options: kgOptions,
   exampleGold: { answers: ["Aspirin", "acetylsalicylic acid"] },
   maxScore: 1,
   score({ completion, gold, turns }, o): RewardResult {
     const wF = o.formatWeight ?? (o.preset === "sake7b" ? 0.2 : 0.3);
     const wA = o.answerWeight ?? (o.preset === "sake7b" ? 0.8 : 0.7);
-    if (o.answerMatcher === "em" && !gold.answers.some((g) => normalizeAnswerText(g))) return { score: null, terms: {}, info: { reason: "gold answers normalise to empty" } };
+    if (o.answerMatcher === "em" && !gold.answers.some((g) => normalizeAnswerText(g)))
+      return { score: null, terms: {}, info: { reason: "gold answers normalise to empty" } };
     const t = o.tags;
     let format: number;
     let last: string;
     if (turns && turns.length > 0) {
       last = turns[turns.length - 1]!;
-      format = turns.length === 3 && exactTagFormat(turns[0]!, [t.entities]) && exactTagFormat(turns[1]!, [t.groups]) && exactTagFormat(turns[2]!, [t.think, t.answer]) ? 1 : 0;
+      format =
+        turns.length === 3 &&
+        exactTagFormat(turns[0]!, [t.entities]) &&
+        exactTagFormat(turns[1]!, [t.groups]) &&
+        exactTagFormat(turns[2]!, [t.think, t.answer])
+          ? 1
+          : 0;
     } else {
       last = completion;
       format = exactTagFormat(completion, [t.entities, t.groups, t.think, t.answer]);
@@ -85,5 +102,6 @@ export const kgAnswerReward: RewardSpec<KgOptions, KgGold> = {
     }
     return { score: wF * format + wA * em, terms: { format, em }, info: { answer, weights: { format: wF, em: wA } } };
   },
-  goldCompletion: (g) => `<entities>\nthe drug\n</entities>\n<groups>\ndrugs\n</groups>\n<think>\nIt is this one.\n</think>\n<answer>${g.answers[0]}</answer>`,
+  goldCompletion: (g) =>
+    `<entities>\nthe drug\n</entities>\n<groups>\ndrugs\n</groups>\n<think>\nIt is this one.\n</think>\n<answer>${g.answers[0]}</answer>`,
 };

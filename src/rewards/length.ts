@@ -11,8 +11,15 @@ import { checkMath, mathOptions, type MathGold } from "./math/reward.js";
 
 /** Options of the cosine length-scaled reward. */
 export const cosineOptions = z.object({
-  unit: z.enum(["tokens", "chars"]).default("tokens").describe("length unit: the sampler's token count (default) or characters (Open-RS code)"),
-  maxLen: z.number().positive().default(1000).describe("length at which progress reaches 1; set it to the recipe's max completion tokens"),
+  unit: z
+    .enum(["tokens", "chars"])
+    .default("tokens")
+    .describe("length unit: the sampler's token count (default) or characters (Open-RS code)"),
+  maxLen: z
+    .number()
+    .positive()
+    .default(1000)
+    .describe("length at which progress reaches 1; set it to the recipe's max completion tokens"),
   minWrong: z.number().default(-1).describe("value of a wrong answer at length 0"),
   maxWrong: z.number().default(-0.5).describe("value of a wrong answer at maxLen"),
   minCorrect: z.number().default(0.5).describe("value of a correct answer at maxLen"),
@@ -25,7 +32,11 @@ export const cosineOptions = z.object({
 export type CosineOptions = z.output<typeof cosineOptions>;
 
 /** The cosine value for a length and correctness (Open-RS `get_cosine_scaled_reward`). */
-export function cosineScaled(length: number, correct: boolean, o: Omit<CosineOptions, "math" | "unit" | "preset">): number {
+export function cosineScaled(
+  length: number,
+  correct: boolean,
+  o: Omit<CosineOptions, "math" | "unit" | "preset">,
+): number {
   let p = length / o.maxLen;
   if (o.clampProgress) p = Math.min(1, Math.max(0, p));
   const c = Math.cos(p * Math.PI);
@@ -35,13 +46,16 @@ export function cosineScaled(length: number, correct: boolean, o: Omit<CosineOpt
 }
 
 function effective(o: CosineOptions): CosineOptions {
-  return o.preset === "openRs" ? { ...o, unit: "chars", minWrong: 0, maxWrong: -0.5, minCorrect: 0.5, maxCorrect: 1, clampProgress: false } : o;
+  return o.preset === "openRs"
+    ? { ...o, unit: "chars", minWrong: 0, maxWrong: -0.5, minCorrect: 0.5, maxCorrect: 1, clampProgress: false }
+    : o;
 }
 
 /** "cosine-length": replaces the accuracy term (recipes do not add both). */
 export const cosineLengthReward: RewardSpec<CosineOptions, MathGold> = {
   name: "cosine-length",
-  description: "Open-RS cosine length-scaled correctness: short correct answers earn most, long wrong answers are punished least",
+  description:
+    "Open-RS cosine length-scaled correctness: short correct answers earn most, long wrong answers are punished least",
   options: cosineOptions,
   exampleGold: "42",
   maxScore: 1,
@@ -49,7 +63,8 @@ export const cosineLengthReward: RewardSpec<CosineOptions, MathGold> = {
     const o = effective(options);
     const res = checkMath(typeof gold === "string" ? gold : gold.answer, completion, o.math, prompt);
     if (res.correct === null) return { score: null, terms: {}, info: res.info };
-    if (o.unit === "tokens" && !tokens) return { score: null, terms: {}, info: { reason: "unit is tokens but no token ids were given" } };
+    if (o.unit === "tokens" && !tokens)
+      return { score: null, terms: {}, info: { reason: "unit is tokens but no token ids were given" } };
     const length = o.unit === "tokens" ? tokens!.length : completion.length;
     const cosine = cosineScaled(length, res.correct, o);
     return { score: cosine, terms: { cosine }, info: { ...res.info, length, correct: res.correct } };
@@ -61,10 +76,18 @@ export const cosineLengthReward: RewardSpec<CosineOptions, MathGold> = {
 export const overlongOptions = z
   .object({
     maxLen: z.number().int().positive().default(4096).describe("Lmax: generated tokens beyond it earn -1"),
-    cache: z.number().int().min(0).default(512).describe("Lcache: the linear ramp width before Lmax; 0 is a hard cut-off"),
+    cache: z
+      .number()
+      .int()
+      .min(0)
+      .default(512)
+      .describe("Lcache: the linear ramp width before Lmax; 0 is a hard cut-off"),
     factor: z.number().positive().default(1).describe("scale of the penalty (verl's DAPO manager)"),
   })
-  .refine((o) => o.cache <= o.maxLen, { message: "overlong: cache (Lcache) must not exceed maxLen (Lmax)", path: ["cache"] });
+  .refine((o) => o.cache <= o.maxLen, {
+    message: "overlong: cache (Lcache) must not exceed maxLen (Lmax)",
+    path: ["cache"],
+  });
 /** Parsed overlong options. */
 export type OverlongOptions = z.output<typeof overlongOptions>;
 

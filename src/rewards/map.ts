@@ -73,13 +73,23 @@ function averagePrecision(dets: Detection[], gold: GoldObject[], t: number): num
 export function cocoMap(gold: readonly GoldObject[], detections: readonly Detection[], maxDets = 100): MapResult {
   const perImage = new Map<string, Detection[]>();
   for (const d of detections) perImage.set(d.image, [...(perImage.get(d.image) ?? []), d]);
-  const kept = [...perImage.values()].flatMap((ds) => ds.map((d, i) => ({ d, i })).sort((a, b) => b.d.score - a.d.score || a.i - b.i).slice(0, maxDets).map((x) => x.d));
+  const kept = [...perImage.values()].flatMap((ds) =>
+    ds
+      .map((d, i) => ({ d, i }))
+      .sort((a, b) => b.d.score - a.d.score || a.i - b.i)
+      .slice(0, maxDets)
+      .map((x) => x.d),
+  );
   const labels = [...new Set(gold.map((g) => g.label))].sort();
   const perClass: Record<string, number> = {};
   const at = THRESHOLDS.map(() => 0);
   for (const label of labels) {
     const g = gold.filter((x) => x.label === label);
-    const ds = kept.filter((x) => x.label === label).map((d, i) => ({ d, i })).sort((a, b) => b.d.score - a.d.score || a.i - b.i).map((x) => x.d);
+    const ds = kept
+      .filter((x) => x.label === label)
+      .map((d, i) => ({ d, i }))
+      .sort((a, b) => b.d.score - a.d.score || a.i - b.i)
+      .map((x) => x.d);
     const aps = THRESHOLDS.map((t) => averagePrecision(ds, g, t));
     aps.forEach((ap, i) => (at[i]! += ap));
     perClass[label] = aps.reduce((s, v) => s + v, 0) / aps.length;

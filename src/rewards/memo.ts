@@ -6,7 +6,10 @@
 import type { RewardResult } from "./types.js";
 
 /** Wraps `evaluate` so identical (completion, gold, options) share one pending result; keeps the newest `size`. */
-export function memoizeReward<G, O>(size: number, evaluate: (completion: string, gold: G, options: O) => Promise<RewardResult>) {
+export function memoizeReward<G, O>(
+  size: number,
+  evaluate: (completion: string, gold: G, options: O) => Promise<RewardResult>,
+) {
   const cache = new Map<string, Promise<RewardResult>>();
   return (completion: string, gold: G, options: O): Promise<RewardResult> => {
     const key = JSON.stringify([completion, gold, options]);

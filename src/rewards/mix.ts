@@ -44,7 +44,12 @@ export interface MixComponent {
 }
 
 /** Builds a reward whose score is the weighted sum of its components (all scored on the same input). */
-export function mixRewards(name: string, description: string, components: readonly MixComponent[], gateOnFormat?: string): RewardSpec<Record<string, unknown>, unknown> {
+export function mixRewards(
+  name: string,
+  description: string,
+  components: readonly MixComponent[],
+  gateOnFormat?: string,
+): RewardSpec<Record<string, unknown>, unknown> {
   return {
     name,
     description,
@@ -53,7 +58,10 @@ export function mixRewards(name: string, description: string, components: readon
     async score(input: RewardInput, options) {
       const parts: MixPart[] = [];
       for (const c of components) {
-        const opts = c.reward.options.parse({ ...(c.options as object | undefined), ...((options[c.name] as object | undefined) ?? {}) });
+        const opts = c.reward.options.parse({
+          ...(c.options as object | undefined),
+          ...((options[c.name] as object | undefined) ?? {}),
+        });
         parts.push({ name: c.name, weight: c.weight, result: await c.reward.score(input, opts) });
       }
       return combineTerms(parts, gateOnFormat ? { gateOnFormat } : {});

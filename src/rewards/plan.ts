@@ -85,15 +85,23 @@ function assignment(s: string, name: string): Literal | null {
 export function parsePlan(text: string, poolSize: number, maxSteps = 8): { plan: Plan } | { error: string } {
   if (text.length > MAX_PLAN_CHARS) return { error: "plan text too long" };
   const [ids, subtasks, access] = NAMES.map((n) => assignment(text, n));
-  if (!Array.isArray(ids) || !Array.isArray(subtasks) || !Array.isArray(access)) return { error: "each of model_id, subtasks, access_list must be assigned exactly once to a list literal" };
+  if (!Array.isArray(ids) || !Array.isArray(subtasks) || !Array.isArray(access))
+    return { error: "each of model_id, subtasks, access_list must be assigned exactly once to a list literal" };
   const L = ids.length;
-  if (L === 0 || subtasks.length !== L || access.length !== L) return { error: "the three lists must be non-empty and of equal length" };
+  if (L === 0 || subtasks.length !== L || access.length !== L)
+    return { error: "the three lists must be non-empty and of equal length" };
   if (L > maxSteps) return { error: `plan has ${L} steps, more than maxSteps ${maxSteps}` };
-  if (!ids.every((x) => typeof x === "number" && Number.isInteger(x) && x >= 0 && x < poolSize)) return { error: `model_id entries must be integers in [0, ${poolSize})` };
-  if (!subtasks.every((x) => typeof x === "string" && x.trim().length > 0 && x.length <= 2_000)) return { error: "subtasks must be non-empty strings of at most 2000 chars" };
+  if (!ids.every((x) => typeof x === "number" && Number.isInteger(x) && x >= 0 && x < poolSize))
+    return { error: `model_id entries must be integers in [0, ${poolSize})` };
+  if (!subtasks.every((x) => typeof x === "string" && x.trim().length > 0 && x.length <= 2_000))
+    return { error: "subtasks must be non-empty strings of at most 2000 chars" };
   for (let i = 0; i < L; i++) {
     const a = access[i];
-    if (!Array.isArray(a) || !a.every((j) => typeof j === "number" && Number.isInteger(j) && j >= 0 && j < i) || new Set(a).size !== a.length) {
+    if (
+      !Array.isArray(a) ||
+      !a.every((j) => typeof j === "number" && Number.isInteger(j) && j >= 0 && j < i) ||
+      new Set(a).size !== a.length
+    ) {
       return { error: `access_list[${i}] must be distinct earlier step indices` };
     }
   }
@@ -117,13 +125,17 @@ export interface PlanGold {
 
 /** Options of the plan reward. */
 export const planOptions = z.object({
-  region: z.enum(["afterThink", "all"]).default("afterThink").describe("read the plan after the last </think> (G3) or anywhere"),
+  region: z
+    .enum(["afterThink", "all"])
+    .default("afterThink")
+    .describe("read the plan after the last </think> (G3) or anywhere"),
 });
 
 /** "conductor-plan": 1 correct chain, 0.5 parsed plan with a wrong answer, 0 unparseable plan. */
 export const conductorPlanReward: RewardSpec<z.output<typeof planOptions>, PlanGold> = {
   name: "conductor-plan",
-  description: "Conductor plan: 1 if the executed chain is correct, 0.5 if the plan (model_id/subtasks/access_list) parses, else 0",
+  description:
+    "Conductor plan: 1 if the executed chain is correct, 0.5 if the plan (model_id/subtasks/access_list) parses, else 0",
   options: planOptions,
   exampleGold: { pool: ["qwen-7b", "llama-8b", "gemma-9b"], chain: { correct: true } },
   maxScore: 1,
@@ -135,10 +147,17 @@ export const conductorPlanReward: RewardSpec<z.output<typeof planOptions>, PlanG
     const res = parsePlan(region.text, poolSize, gold.maxSteps ?? 8);
     if ("error" in res) return { score: 0, terms: { parsed: 0, correct: 0 }, info: { reason: res.error } };
     const steps = res.plan.modelIds.length;
-    if (gold.chain?.infraFailure) return { score: null, terms: { parsed: 1 }, info: { reason: "worker infrastructure failure", steps } };
-    if (!gold.chain) return { score: 0.5, terms: { parsed: 1, correct: 0 }, info: { reason: "chain not executed", steps, plan: res.plan } };
+    if (gold.chain?.infraFailure)
+      return { score: null, terms: { parsed: 1 }, info: { reason: "worker infrastructure failure", steps } };
+    if (!gold.chain)
+      return {
+        score: 0.5,
+        terms: { parsed: 1, correct: 0 },
+        info: { reason: "chain not executed", steps, plan: res.plan },
+      };
     const correct = gold.chain.correct ? 1 : 0;
     return { score: correct ? 1 : 0.5, terms: { parsed: 1, correct }, info: { steps, plan: res.plan } };
   },
-  goldCompletion: () => `<think>\nSplit the work.\n</think>\nmodel_id = [2, 0, 1]\nsubtasks = ["Extract the constraints", "Solve", "Check and state the final answer"]\naccess_list = [[], [0], [0, 1]]`,
+  goldCompletion: () =>
+    `<think>\nSplit the work.\n</think>\nmodel_id = [2, 0, 1]\nsubtasks = ["Extract the constraints", "Solve", "Check and state the final answer"]\naccess_list = [[], [0], [0, 1]]`,
 };

@@ -15,7 +15,10 @@ const ALPHABET = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 /** Options of the sudoku reward. */
 export const sudokuOptions = z.object({
   requireGivens: z.boolean().default(true).describe("a grid that changes a given cell scores 0"),
-  padTruncate: z.boolean().default(false).describe("reference behaviour: keep only cell characters, pad with 0 or cut to N²"),
+  padTruncate: z
+    .boolean()
+    .default(false)
+    .describe("reference behaviour: keep only cell characters, pad with 0 or cut to N²"),
   answerBlocks: z
     .enum(["single", "last"])
     .default("single")
@@ -35,7 +38,10 @@ export interface SudokuGold {
 export function parseGrid(answer: string, n: number, padTruncate = false): string | null {
   if (answer.length > 20_000) return null;
   const symbols = ALPHABET.slice(0, n);
-  const cells = answer.toUpperCase().replace(/[\s|,\-+/]/g, "").replace(/\./g, "0");
+  const cells = answer
+    .toUpperCase()
+    .replace(/[\s|,\-+/]/g, "")
+    .replace(/\./g, "0");
   if (padTruncate) {
     const kept = [...cells].filter((c) => c === "0" || symbols.includes(c)).join("");
     return kept.length === 0 ? null : kept.slice(0, n * n).padEnd(n * n, "0");
@@ -46,11 +52,16 @@ export function parseGrid(answer: string, n: number, padTruncate = false): strin
 }
 
 /** Cell score of a grid against the puzzle and solution; null when the data are invalid. */
-export function sudokuScore(grid: string | null, gold: SudokuGold, o: SudokuOptions): { cells: number } | { error: string } {
+export function sudokuScore(
+  grid: string | null,
+  gold: SudokuGold,
+  o: SudokuOptions,
+): { cells: number } | { error: string } {
   const n = gold.size ?? Math.round(Math.sqrt(gold.puzzle.length));
   const puzzle = gold.puzzle.toUpperCase().replace(/\./g, "0");
   const solution = gold.solution.toUpperCase();
-  if (n < 1 || n > ALPHABET.length || puzzle.length !== n * n || solution.length !== n * n) return { error: "puzzle/solution are not N² cells" };
+  if (n < 1 || n > ALPHABET.length || puzzle.length !== n * n || solution.length !== n * n)
+    return { error: "puzzle/solution are not N² cells" };
   const empty = [...puzzle].map((c, i) => (c === "0" ? i : -1)).filter((i) => i >= 0);
   if (empty.length === 0) return { error: "puzzle has no empty cell" };
   if (grid === null) return { cells: 0 };

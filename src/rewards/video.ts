@@ -17,11 +17,20 @@ import { exactTagFormat, formatOptions, formatScore } from "./format.js";
 import { boxIou, type Box } from "./boxes.js";
 
 export {
-  lastTimeSpan, mergeSpans, parseTimeRange, parseTimeSpans, readSpans, spansIou, temporalIou,
+  lastTimeSpan,
+  mergeSpans,
+  parseTimeRange,
+  parseTimeSpans,
+  readSpans,
+  spansIou,
+  temporalIou,
 } from "./text/time-spans.js";
 export type { Span, SpanPolicy } from "./text/time-spans.js";
 
-const thinkOption = z.boolean().default(true).describe("the format term needs <think> before <answer> (false: the answer may come directly)");
+const thinkOption = z
+  .boolean()
+  .default(true)
+  .describe("the format term needs <think> before <answer> (false: the answer may come directly)");
 
 const formatRequiresAnswer = z.boolean().default(true).describe("the format term also needs a parsed answer");
 
@@ -56,14 +65,16 @@ function tagFormat(completion: string, requireThink: boolean, paper: boolean): n
 /** "temporal-iou": format + temporal IoU of the span(s) in the <answer> block, read under the `spans` policy. */
 export const temporalIouReward: RewardSpec<TemporalOptions, { segment: [number, number]; duration?: number }> = {
   name: "temporal-iou",
-  description: "VideoChat-R1 temporal grounding: format + IoU of the predicted time span ('a to b' in <answer>) with the gold segment",
+  description:
+    "VideoChat-R1 temporal grounding: format + IoU of the predicted time span ('a to b' in <answer>) with the gold segment",
   options: temporalOptions,
   exampleGold: { segment: [12.5, 20], duration: 60 },
   maxScore: 2,
   score({ completion, gold }, options): RewardResult {
     const o: TemporalOptions = options.preset === "videoChatR1" ? { ...options, ...VIDEO_CHAT_R1 } : options;
     const [s, e] = gold.segment;
-    if (!(Number.isFinite(s) && Number.isFinite(e) && e > s)) return { score: null, terms: {}, info: { reason: "zero-length or invalid gold segment" } };
+    if (!(Number.isFinite(s) && Number.isFinite(e) && e > s))
+      return { score: null, terms: {}, info: { reason: "zero-length or invalid gold segment" } };
     const tags = tagFormat(completion, o.requireThink, o.preset === "videoChatR1");
     const block = answerBlock(completion, { blocks: o.answerBlocks });
     const read = block.text === null ? { error: block.reason } : readSpans(block.text, o.spans);
@@ -75,7 +86,8 @@ export const temporalIouReward: RewardSpec<TemporalOptions, { segment: [number, 
     const info = { range, spans, ...("error" in read ? { reason: read.error } : {}) };
     return { score: format + tiou, terms: { format, tiou }, info };
   },
-  goldCompletion: (g) => `<think>\nThe event happens then.\n</think>\n<answer>${g.segment[0]} to ${g.segment[1]}</answer>`,
+  goldCompletion: (g) =>
+    `<think>\nThe event happens then.\n</think>\n<answer>${g.segment[0]} to ${g.segment[1]}</answer>`,
 };
 
 /** The answer as exactly one JSON list (no repairs), or null. */
@@ -102,18 +114,31 @@ export interface TrackingGold {
 /** "tracking-iou": format + mean per-frame box IoU over frames 1..N−1. */
 export const trackingIouReward: RewardSpec<z.output<typeof trackingOptions>, TrackingGold> = {
   name: "tracking-iou",
-  description: "VideoChat-R1 tracking: format + mean box IoU over frames 1..N-1 of a list of exactly N boxes in <answer>",
+  description:
+    "VideoChat-R1 tracking: format + mean box IoU over frames 1..N-1 of a list of exactly N boxes in <answer>",
   options: trackingOptions,
-  exampleGold: { boxes: [[10, 10, 30, 30], [12, 10, 32, 30], [14, 11, 34, 31], [16, 12, 36, 32]] },
+  exampleGold: {
+    boxes: [
+      [10, 10, 30, 30],
+      [12, 10, 32, 30],
+      [14, 11, 34, 31],
+      [16, 12, 36, 32],
+    ],
+  },
   maxScore: 2,
   score({ completion, gold }, o): RewardResult {
     const n = gold.boxes.length;
-    const frames = gold.boxes.map((b, i) => i).filter((i) => i > 0 && !gold.absent?.[i] && isBoxLike(gold.boxes[i]) && positiveArea(gold.boxes[i]!));
-    if (frames.length === 0) return { score: null, terms: {}, info: { reason: "no scorable gold frame after frame 0" } };
+    const frames = gold.boxes
+      .map((b, i) => i)
+      .filter((i) => i > 0 && !gold.absent?.[i] && isBoxLike(gold.boxes[i]) && positiveArea(gold.boxes[i]!));
+    if (frames.length === 0)
+      return { score: null, terms: {}, info: { reason: "no scorable gold frame after frame 0" } };
     const answer = answerBlock(completion).text;
     const list = answer === null ? null : parseJsonList(answer);
     const valid = list !== null && list.length === n && list.every(isBoxLike);
-    const staticBaseline = isBoxLike(gold.boxes[0]) ? frames.reduce((s, i) => s + boxIou(gold.boxes[0] as Box, gold.boxes[i] as Box), 0) / frames.length : 0;
+    const staticBaseline = isBoxLike(gold.boxes[0])
+      ? frames.reduce((s, i) => s + boxIou(gold.boxes[0] as Box, gold.boxes[i] as Box), 0) / frames.length
+      : 0;
     const tags = exactTagFormat(completion, o.requireThink ? ["think", "answer"] : ["answer"]);
     if (!valid) {
       const format = o.formatRequiresAnswer ? 0 : tags;
@@ -122,18 +147,28 @@ export const trackingIouReward: RewardSpec<z.output<typeof trackingOptions>, Tra
     }
     const boxes = list as number[][];
     const format = o.formatRequiresAnswer && !boxes.every(positiveArea) ? 0 : tags;
-    const trackIou = frames.reduce((s, i) => s + (positiveArea(boxes[i]!) ? boxIou(boxes[i] as Box, gold.boxes[i] as Box) : 0), 0) / frames.length;
+    const trackIou =
+      frames.reduce((s, i) => s + (positiveArea(boxes[i]!) ? boxIou(boxes[i] as Box, gold.boxes[i] as Box) : 0), 0) /
+      frames.length;
     return { score: format + trackIou, terms: { format, trackIou }, info: { frames: frames.length, staticBaseline } };
   },
   goldCompletion: (g) => `<think>\nFollow the object.\n</think>\n<answer>${JSON.stringify(g.boxes)}</answer>`,
 };
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const normOption = (s: string): string => s.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+const normOption = (s: string): string =>
+  s
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 
 /** §5.3: the one option chosen in an answer (a letter token or the full option text), or null. */
 export function parseChoice(answer: string, options: readonly string[]): string | null {
-  let s = answer.trim().replace(/^(?:the answer is|the correct answer is|answer\s*:|option)\s*/i, "").trim();
+  let s = answer
+    .trim()
+    .replace(/^(?:the answer is|the correct answer is|answer\s*:|option)\s*/i, "")
+    .trim();
   s = s.replace(/^(?:option)\s*/i, "").trim();
   if (s.length > 2_000) return null;
   const m = /^\(?([A-Z])(?:\)|\.|:|\b)[ \t]*([\s\S]*)$/.exec(s);
@@ -202,7 +237,8 @@ export function parseGlue(text: string): [number, number][] | null {
   if (!Array.isArray(v) || v.length > 100) return null;
   const out: [number, number][] = [];
   for (const p of v) {
-    if (!Array.isArray(p) || p.length !== 2 || !p.every((x) => typeof x === "number" && Number.isFinite(x))) return null;
+    if (!Array.isArray(p) || p.length !== 2 || !p.every((x) => typeof x === "number" && Number.isFinite(x)))
+      return null;
     if (p[0] < 0 || p[0] > p[1]) return null;
     out.push([p[0], p[1]]);
   }
@@ -219,7 +255,14 @@ export const groundedQaReward: RewardSpec<z.output<typeof mcqOptions>, GroundedQ
   name: "grounded-qa",
   description: "VideoChat-R1 grounded QA: format (think, answer, glue) + IoU of the <glue> spans + choice accuracy",
   options: mcqOptions,
-  exampleGold: { answer: "A", options: ["he opens the door", "he sits down"], glue: [[3, 8], [20, 24]] },
+  exampleGold: {
+    answer: "A",
+    options: ["he opens the door", "he sits down"],
+    glue: [
+      [3, 8],
+      [20, 24],
+    ],
+  },
   maxScore: 3,
   score({ completion, gold }, o): RewardResult {
     if (spansLength(mergeSpans(gold.glue)) <= 0) {
@@ -235,7 +278,8 @@ export const groundedQaReward: RewardSpec<z.output<typeof mcqOptions>, GroundedQ
     const glueIou = glue ? spansIou(gold.glue, glue) : 0;
     return { score: format + glueIou + accuracy, terms: { format, glueIou, accuracy } };
   },
-  goldCompletion: (g) => `<think>\nThe evidence is there.\n</think>\n<answer>${g.answer}</answer>\n<glue>${JSON.stringify(g.glue).replace(/\[(\d[^\[\]]*)\]/g, "($1)")}</glue>`,
+  goldCompletion: (g) =>
+    `<think>\nThe evidence is there.\n</think>\n<answer>${g.answer}</answer>\n<glue>${JSON.stringify(g.glue).replace(/\[(\d[^\[\]]*)\]/g, "($1)")}</glue>`,
 };
 
 /** A model that judges how much of a reference caption a generated caption covers, in [0, 1]. */
@@ -268,9 +312,14 @@ export function makeCaptionRecallReward(
       try {
         recall = await judge.judge(answer.trim(), gold.caption);
       } catch (err) {
-        return { score: null, terms: { format }, info: { reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` } };
+        return {
+          score: null,
+          terms: { format },
+          info: { reason: `judge failed: ${err instanceof Error ? err.message : String(err)}` },
+        };
       }
-      if (!(recall >= 0 && recall <= 1)) return { score: null, terms: { format }, info: { reason: `judge returned ${recall}, not in [0,1]` } };
+      if (!(recall >= 0 && recall <= 1))
+        return { score: null, terms: { format }, info: { reason: `judge returned ${recall}, not in [0,1]` } };
       return { score: format + recall, terms: { format, recall }, info: { modelJudged: true } };
     },
     goldCompletion: (g) => `<think>\nDescribe.\n</think>\n<answer>${g.caption}</answer>`,

@@ -59,12 +59,20 @@ function evaluate(a: number, op: string, b: number): number | null {
 }
 
 /** Scores the working of `completion` against `steps`; see the file comment. */
-export function checkWorking(completion: string, steps: readonly number[]): { score: number; right: number; firstErrorEnd?: number; reason?: string } {
+export function checkWorking(
+  completion: string,
+  steps: readonly number[],
+): { score: number; right: number; firstErrorEnd?: number; reason?: string } {
   const written = stepsOf(completion);
   let right = 0;
   for (let k = 0; k < written.length; k++) {
     const s = written[k]!;
-    const why = (reason: string) => ({ score: right / steps.length, right, firstErrorEnd: s.end, reason: `step ${k + 1}: ${reason}` });
+    const why = (reason: string) => ({
+      score: right / steps.length,
+      right,
+      firstErrorEnd: s.end,
+      reason: `step ${k + 1}: ${reason}`,
+    });
     if (!s.eq) return why("not an equation a op b = c");
     if (k >= steps.length) return why("more steps than the problem needs");
     if (evaluate(s.eq.a, s.eq.op, s.eq.b) !== s.eq.c) return why("false");
@@ -72,7 +80,8 @@ export function checkWorking(completion: string, steps: readonly number[]): { sc
     if (s.eq.c !== steps[k]) return why("wrong intermediate result");
     right++;
   }
-  if (right < steps.length) return { score: right / steps.length, right, reason: `${steps.length - right} step(s) missing` };
+  if (right < steps.length)
+    return { score: right / steps.length, right, reason: `${steps.length - right} step(s) missing` };
   return { score: 1, right };
 }
 
@@ -84,11 +93,21 @@ function goldStep(prev: number, c: number): string {
 /** The registered reward spec. */
 export const workingStepsReward: RewardSpec<z.infer<typeof workingStepsOptions>, WorkingGold> = {
   name: "working-steps",
-  description: "process term: the working's equations (a op b = c, comma-separated) are true, chain, and hit the gold's intermediate results; reports where the first wrong step ends",
+  description:
+    "process term: the working's equations (a op b = c, comma-separated) are true, chain, and hit the gold's intermediate results; reports where the first wrong step ends",
   options: workingStepsOptions,
   score: ({ completion, gold }): RewardResult => {
-    if (!gold || !Array.isArray(gold.steps) || gold.steps.length === 0 || !gold.steps.every((x) => Number.isSafeInteger(x) && x >= 0)) {
-      return { score: null, terms: {}, info: { error: "gold has no steps (expected { steps: number[] } of whole numbers)" } };
+    if (
+      !gold ||
+      !Array.isArray(gold.steps) ||
+      gold.steps.length === 0 ||
+      !gold.steps.every((x) => Number.isSafeInteger(x) && x >= 0)
+    ) {
+      return {
+        score: null,
+        terms: {},
+        info: { error: "gold has no steps (expected { steps: number[] } of whole numbers)" },
+      };
     }
     const r = checkWorking(completion, gold.steps);
     return {
@@ -98,7 +117,8 @@ export const workingStepsReward: RewardSpec<z.infer<typeof workingStepsOptions>,
       ...(r.firstErrorEnd !== undefined ? { firstErrorEnd: r.firstErrorEnd } : {}),
     };
   },
-  goldCompletion: (gold) => `${gold.steps.map((c, k) => goldStep(k === 0 ? 0 : gold.steps[k - 1]!, c)).join(",")} \\boxed{${gold.steps.at(-1)}}`,
+  goldCompletion: (gold) =>
+    `${gold.steps.map((c, k) => goldStep(k === 0 ? 0 : gold.steps[k - 1]!, c)).join(",")} \\boxed{${gold.steps.at(-1)}}`,
   exampleGold: { steps: [5, 14] },
   maxScore: 1,
 };

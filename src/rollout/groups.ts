@@ -102,7 +102,11 @@ export interface ScoreStats {
 }
 
 /** Fills `reward`, `terms` and `rewardInfo` of every rollout with the task's score; never throws for a checker. */
-export async function scoreGroups(task: Task, examplesById: ReadonlyMap<string, Example>, groups: readonly RolloutGroup[]): Promise<ScoreStats> {
+export async function scoreGroups(
+  task: Task,
+  examplesById: ReadonlyMap<string, Example>,
+  groups: readonly RolloutGroup[],
+): Promise<ScoreStats> {
   const stats: ScoreStats = { nulls: 0, errors: 0, firstError: null };
   const all = groups.flatMap((g) => g.rollouts);
   await Promise.all(
@@ -115,7 +119,8 @@ export async function scoreGroups(task: Task, examplesById: ReadonlyMap<string, 
         r.terms = { ...res.terms };
         if (res.info) r.rewardInfo = res.info;
         if (res.firstErrorEnd !== undefined) r.firstErrorEnd = res.firstErrorEnd;
-        if (res.score !== null && !Number.isFinite(res.score)) r.rewardInfo = { ...res.info, error: `non-finite score ${res.score}` };
+        if (res.score !== null && !Number.isFinite(res.score))
+          r.rewardInfo = { ...res.info, error: `non-finite score ${res.score}` };
       } catch (err) {
         r.reward = null;
         r.terms = {};

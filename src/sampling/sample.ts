@@ -46,19 +46,29 @@ export interface SampledSequence {
 }
 
 /** Generates one completion per prompt (prompts are token ids; none may be empty). */
-export function sample(model: Transformer, tokenizer: Tokenizer, prompts: number[][], opts: SampleOptions): SampledSequence[] {
+export function sample(
+  model: Transformer,
+  tokenizer: Tokenizer,
+  prompts: number[][],
+  opts: SampleOptions,
+): SampledSequence[] {
   const draw = checkOptions(opts);
   const batch = prompts.length;
   if (batch === 0) return [];
   const vocab = model.config.vocabSize;
   prompts.forEach((p, b) => {
-    if (p.length === 0) throw new ConfigError(`sample: prompt ${b} is empty; start it with at least one token (e.g. bos)`);
-    for (const id of p) if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new ConfigError(`sample: prompt ${b} has token id ${id} outside [0, ${vocab})`);
+    if (p.length === 0)
+      throw new ConfigError(`sample: prompt ${b} is empty; start it with at least one token (e.g. bos)`);
+    for (const id of p)
+      if (!Number.isInteger(id) || id < 0 || id >= vocab)
+        throw new ConfigError(`sample: prompt ${b} has token id ${id} outside [0, ${vocab})`);
   });
   const promptLen = Math.max(...prompts.map((p) => p.length));
   const total = promptLen + opts.maxNewTokens;
   if (model.config.arch === "gpt2" && total > model.config.maxSeqLen) {
-    throw new ConfigError(`sample: longest prompt ${promptLen} + maxNewTokens ${opts.maxNewTokens} = ${total} exceeds the model's maxSeqLen ${model.config.maxSeqLen}`);
+    throw new ConfigError(
+      `sample: longest prompt ${promptLen} + maxNewTokens ${opts.maxNewTokens} = ${total} exceeds the model's maxSeqLen ${model.config.maxSeqLen}`,
+    );
   }
   const seed = opts.rng.nextU32();
   const rngs = prompts.map((_, b) => new Rng(seed).split(b)); // per-row streams: a row's draws do not depend on its batch-mates
@@ -78,7 +88,11 @@ export function sample(model: Transformer, tokenizer: Tokenizer, prompts: number
   const done = new Array<boolean>(batch).fill(false);
   noGrad(() => {
     const cache = model.newCache(batch, total);
-    let logits = model.forward(ids, batch, promptLen, { cache, lastOnly: true, ...(anyPad ? { mask: prefix(mask, batch, total, promptLen) } : {}) });
+    let logits = model.forward(ids, batch, promptLen, {
+      cache,
+      lastOnly: true,
+      ...(anyPad ? { mask: prefix(mask, batch, total, promptLen) } : {}),
+    });
     let len = promptLen; // logits: (B, len_step, V); we read each row's last position
     for (let step = 0; step < opts.maxNewTokens; step++) {
       const steps = logits.shape[1]!;
@@ -110,9 +124,12 @@ function checkOptions(opts: SampleOptions): DrawOptions {
   const temperature = opts.temperature ?? 1;
   const topK = opts.topK ?? 0;
   const topP = opts.topP ?? 1;
-  if (!Number.isInteger(opts.maxNewTokens) || opts.maxNewTokens < 0) throw new ConfigError(`sample: maxNewTokens must be a non-negative integer, got ${opts.maxNewTokens}`);
-  if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new ConfigError(`sample: temperature must be >= 0, got ${temperature}`);
-  if (!Number.isInteger(topK) || topK < 0) throw new ConfigError(`sample: topK must be a non-negative integer, got ${topK}`);
+  if (!Number.isInteger(opts.maxNewTokens) || opts.maxNewTokens < 0)
+    throw new ConfigError(`sample: maxNewTokens must be a non-negative integer, got ${opts.maxNewTokens}`);
+  if (!(temperature >= 0) || !Number.isFinite(temperature))
+    throw new ConfigError(`sample: temperature must be >= 0, got ${temperature}`);
+  if (!Number.isInteger(topK) || topK < 0)
+    throw new ConfigError(`sample: topK must be a non-negative integer, got ${topK}`);
   if (!(topP > 0 && topP <= 1)) throw new ConfigError(`sample: topP must be in (0, 1], got ${topP}`);
   return { temperature, topK, topP };
 }

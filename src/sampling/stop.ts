@@ -13,7 +13,10 @@ export class StopWatcher {
   private readonly window: number;
 
   /** `stops` are the stop strings (empty strings are ignored). */
-  constructor(private readonly tokenizer: Tokenizer, private readonly stops: readonly string[]) {
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    private readonly stops: readonly string[],
+  ) {
     this.stops = stops.filter((s) => s.length > 0);
     this.window = Math.max(0, ...this.stops.map((s) => s.length)) + 4;
   }

@@ -40,7 +40,9 @@ const addition = defineTask<AnswerGold, AdditionOptions>({
     stop: ANSWER_STOP,
     maxNewTokens: ANSWER_MAX_TOKENS,
     draw(rng) {
-      const xs = Array.from({ length: o.operands }, () => randomWithDigits(rng, rng.intBetween(o.minDigits, o.maxDigits)));
+      const xs = Array.from({ length: o.operands }, () =>
+        randomWithDigits(rng, rng.intBetween(o.minDigits, o.maxDigits)),
+      );
       const prompt = `${xs.join("+")}=`;
       const answer = String(xs.reduce((a, b) => a + b, 0));
       return { key: prompt, prompt, gold: { answer }, goldCompletion: boxedCompletion(answer) };

@@ -12,14 +12,41 @@
 import { z } from "zod";
 import type { Rng } from "../util/rng.js";
 import { fnv1a, type Drawn } from "./generate.js";
-import { ANSWER_MAX_TOKENS, ANSWER_STOP, FORMAT_WEIGHT, boxedCompletion, formatTerm, mathCorrectTerm, workingTerm } from "./answer-format.js";
+import {
+  ANSWER_MAX_TOKENS,
+  ANSWER_STOP,
+  FORMAT_WEIGHT,
+  boxedCompletion,
+  formatTerm,
+  mathCorrectTerm,
+  workingTerm,
+} from "./answer-format.js";
 import { defineTask } from "./define-task.js";
 import type { AnswerGold } from "./addition.js";
 import type { WorkingGold } from "../rewards/working-steps.js";
 import type { TaskDefinition } from "./registry.js";
 import type { Task } from "./types.js";
 
-const NAMES = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Ivy", "Jo", "Kim", "Lu", "Max", "Ned", "Pam", "Sam", "Tom", "Uma", "Zoe"];
+const NAMES = [
+  "Ann",
+  "Bo",
+  "Cy",
+  "Di",
+  "Ed",
+  "Flo",
+  "Gus",
+  "Ivy",
+  "Jo",
+  "Kim",
+  "Lu",
+  "Max",
+  "Ned",
+  "Pam",
+  "Sam",
+  "Tom",
+  "Uma",
+  "Zoe",
+];
 const ITEMS = ["pens", "cats", "eggs", "cups", "toys", "hats", "figs", "keys", "cards", "books"];
 
 /** The operations a problem may use. */
@@ -33,14 +60,20 @@ export const arithmeticOptions = z
     maxValue: z.number().int().min(2).max(999).default(20).describe("largest number in a problem"),
     minSteps: z.number().int().min(1).max(2).default(1).describe("fewest operations"),
     maxSteps: z.number().int().min(1).max(2).default(2).describe("most operations"),
-    ops: z.array(z.enum(ARITHMETIC_OPS)).min(1).default([...ARITHMETIC_OPS]).describe("operations used"),
+    ops: z
+      .array(z.enum(ARITHMETIC_OPS))
+      .min(1)
+      .default([...ARITHMETIC_OPS])
+      .describe("operations used"),
     showWork: z.boolean().default(false).describe("gold completions show each step (11-6=5,5+9=14) before the box"),
     workShare: z
       .number()
       .min(0)
       .max(1)
       .default(1)
-      .describe("with showWork: the share of problems whose gold shows the working (the rest are just the box), chosen by a hash of the problem"),
+      .describe(
+        "with showWork: the share of problems whose gold shows the working (the rest are just the box), chosen by a hash of the problem",
+      ),
   })
   .strict()
   .refine((o) => o.minSteps <= o.maxSteps, { message: "minSteps must be <= maxSteps", path: ["minSteps"] })
@@ -61,27 +94,53 @@ export function commutedKey(a: number, op: "+" | "*", b: number): string {
 }
 
 /** One step's numbers and text, given the running total. */
-function oneStep(rng: Rng, op: ArithmeticOp, max: number, name: string, item: string): { text: string; value: number; key: string; work: string } {
+function oneStep(
+  rng: Rng,
+  op: ArithmeticOp,
+  max: number,
+  name: string,
+  item: string,
+): { text: string; value: number; key: string; work: string } {
   switch (op) {
     case "add": {
       const a = rng.intBetween(1, max - 1);
       const b = rng.intBetween(1, max - a);
-      return { text: `${name} has ${a} ${item}, gets ${b}.`, value: a + b, key: commutedKey(a, "+", b), work: `${a}+${b}=${a + b}` };
+      return {
+        text: `${name} has ${a} ${item}, gets ${b}.`,
+        value: a + b,
+        key: commutedKey(a, "+", b),
+        work: `${a}+${b}=${a + b}`,
+      };
     }
     case "sub": {
       const a = rng.intBetween(2, max);
       const b = rng.intBetween(1, a - 1);
-      return { text: `${name} has ${a} ${item}, loses ${b}.`, value: a - b, key: `${a}-${b}`, work: `${a}-${b}=${a - b}` };
+      return {
+        text: `${name} has ${a} ${item}, loses ${b}.`,
+        value: a - b,
+        key: `${a}-${b}`,
+        work: `${a}-${b}=${a - b}`,
+      };
     }
     case "mul": {
       const a = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max * 2))));
       const b = rng.intBetween(2, Math.max(2, Math.floor(max / a)));
-      return { text: `${name} has ${a} bags of ${b} ${item}.`, value: a * b, key: commutedKey(a, "*", b), work: `${a}*${b}=${a * b}` };
+      return {
+        text: `${name} has ${a} bags of ${b} ${item}.`,
+        value: a * b,
+        key: commutedKey(a, "*", b),
+        work: `${a}*${b}=${a * b}`,
+      };
     }
     case "div": {
       const b = rng.intBetween(2, Math.max(2, Math.floor(Math.sqrt(max))));
       const q = rng.intBetween(1, Math.max(1, Math.floor(max / b)));
-      return { text: `${name} splits ${q * b} ${item} into ${b} bags.`, value: q, key: `${q * b}/${b}`, work: `${q * b}/${b}=${q}` };
+      return {
+        text: `${name} splits ${q * b} ${item} into ${b} bags.`,
+        value: q,
+        key: `${q * b}/${b}`,
+        work: `${q * b}/${b}=${q}`,
+      };
     }
   }
 }
@@ -105,7 +164,9 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<ArithmeticGold> {
   } else {
     // Second step: gets c more, or loses c (never below zero).
     const gets = value === 0 || rng.random() < 0.5;
-    const c = gets ? rng.intBetween(1, Math.max(1, o.maxValue - Math.min(value, o.maxValue - 1))) : rng.intBetween(1, value);
+    const c = gets
+      ? rng.intBetween(1, Math.max(1, o.maxValue - Math.min(value, o.maxValue - 1)))
+      : rng.intBetween(1, value);
     work += `,${value}${gets ? "+" : "-"}${c}=${gets ? value + c : value - c}`;
     value = gets ? value + c : value - c;
     results.push(value);
@@ -114,7 +175,12 @@ function drawProblem(rng: Rng, o: ArithmeticOptions): Drawn<ArithmeticGold> {
   }
   const answer = String(value);
   const shown = o.showWork && (o.workShare >= 1 || shareHash(key) < o.workShare);
-  return { key, prompt, gold: o.showWork ? { answer, steps: results } : { answer }, goldCompletion: shown ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer) };
+  return {
+    key,
+    prompt,
+    gold: o.showWork ? { answer, steps: results } : { answer },
+    goldCompletion: shown ? `${work} ${boxedCompletion(answer)}` : boxedCompletion(answer),
+  };
 }
 
 /** A fixed number in [0, 1) per problem key, independent of the split's hash (so both splits mix the two forms). */
@@ -131,7 +197,8 @@ function describe(o: ArithmeticOptions): string {
 
 const arithmetic = defineTask<ArithmeticGold, ArithmeticOptions>({
   name: "arithmetic",
-  summary: "short arithmetic word problems (Ann has 7 pens, gets 5. Total?), boxed answer; difficulty: size, steps, ops",
+  summary:
+    "short arithmetic word problems (Ann has 7 pens, gets 5. Total?), boxed answer; difficulty: size, steps, ops",
   options: arithmeticOptions,
   build: (o) => ({
     description: describe(o),

@@ -27,7 +27,11 @@ export const countdownTaskOptions = z
     count: z.number().int().min(2).max(5).default(3).describe("numbers given"),
     maxNumber: z.number().int().min(2).max(100).default(12).describe("largest given number (smallest is 1)"),
     maxTarget: z.number().int().min(1).max(10000).default(99).describe("largest target"),
-    ops: z.array(z.enum(OPS)).min(1).default([...OPS]).describe("operators the generator combines with"),
+    ops: z
+      .array(z.enum(OPS))
+      .min(1)
+      .default([...OPS])
+      .describe("operators the generator combines with"),
     showWork: z.boolean().default(false).describe("gold completions show each step (3+5=8,8*2=16) before the box"),
   })
   .strict();
@@ -41,7 +45,11 @@ type Built = ReturnType<typeof combineExpressions>;
  * Combines a random pair of the pool until one expression is left, recording each step as `a op b = c`; null if no
  * allowed op fits a pair.
  */
-function randomExpression(rng: Rng, numbers: number[], ops: readonly (typeof OPS)[number][]): (Built & { steps: string[] }) | null {
+function randomExpression(
+  rng: Rng,
+  numbers: number[],
+  ops: readonly (typeof OPS)[number][],
+): (Built & { steps: string[] }) | null {
   let pool: Built[] = numbers.map((n) => ({ value: n, text: String(n), prec: 3 }));
   const steps: string[] = [];
   while (pool.length > 1) {
@@ -75,7 +83,9 @@ function drawProblem(rng: Rng, o: CountdownTaskOptions): Drawn<CountdownGold> {
       key,
       prompt: `Use ${numbers.join(",")} to make ${target}.`,
       gold: { numbers, target },
-      goldCompletion: o.showWork ? `${built.steps.join(",")} ${boxedCompletion(built.text)}` : boxedCompletion(built.text),
+      goldCompletion: o.showWork
+        ? `${built.steps.join(",")} ${boxedCompletion(built.text)}`
+        : boxedCompletion(built.text),
     };
   }
 }
@@ -85,7 +95,12 @@ const countdown = defineTask<CountdownGold, CountdownTaskOptions>({
   summary: "reach a target from given numbers (Use 3,5,2 to make 16.); answer an expression, checked by evaluating it",
   options: countdownTaskOptions,
   build: (o) => {
-    const correct: RewardTerm = { name: "correct", reward: "countdown-expression", weight: 1, options: { region: "boxed" } };
+    const correct: RewardTerm = {
+      name: "correct",
+      reward: "countdown-expression",
+      weight: 1,
+      options: { region: "boxed" },
+    };
     return {
       description: `reach a target <= ${o.maxTarget} from ${o.count} numbers in 1..${o.maxNumber} with ${o.ops.join(" ")}`,
       terms: [correct, formatTerm(FORMAT_WEIGHT, o.showWork)],

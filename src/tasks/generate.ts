@@ -54,8 +54,10 @@ export function generateExamples<Gold>(
   seed: number,
   draw: (rng: Rng) => Drawn<Gold>,
 ): Example<Gold>[] {
-  if (split !== "train" && split !== "test") throw new ConfigError(`${taskName}: split must be "train" or "test", got ${String(split)}`);
-  if (!Number.isInteger(count) || count < 0) throw new ConfigError(`${taskName}: count must be a non-negative integer, got ${count}`);
+  if (split !== "train" && split !== "test")
+    throw new ConfigError(`${taskName}: split must be "train" or "test", got ${String(split)}`);
+  if (!Number.isInteger(count) || count < 0)
+    throw new ConfigError(`${taskName}: count must be a non-negative integer, got ${count}`);
   const rng = new Rng(seed).split(`${taskName}/${split}`);
   const seen = new Set<string>();
   const out: Example<Gold>[] = [];
@@ -74,7 +76,12 @@ export function generateExamples<Gold>(
     if (seen.has(p.key) || splitOf(p.key) !== split) continue;
     seen.add(p.key);
     stall = -1;
-    out.push({ id: `${taskName}/${split}/${out.length}`, prompt: p.prompt, gold: p.gold, goldCompletion: p.goldCompletion });
+    out.push({
+      id: `${taskName}/${split}/${out.length}`,
+      prompt: p.prompt,
+      gold: p.gold,
+      goldCompletion: p.goldCompletion,
+    });
   }
   return out;
 }

@@ -28,7 +28,12 @@ export const matmulKernelOptions = z
     profile: z.enum(["test", "train", "paper"]).default("train").describe("timing profile of the reward"),
     language: z.enum(["js", "wat"]).default("js").describe("kernel language: JavaScript, or WebAssembly text"),
     maxDim: z.number().int().min(64).max(256).default(256).describe("largest m, n or k"),
-    minMacs: z.number().int().positive().default(64 * 64 * 128).describe("smallest m·n·k"),
+    minMacs: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 64 * 128)
+      .describe("smallest m·n·k"),
   })
   .strict();
 

@@ -4,7 +4,10 @@
  */
 
 /** Paraphrases per behaviour kind. */
-export const CAR_PARAPHRASES: Record<"centerline" | "racingLine" | "reverse" | "refVelocity" | "smooth", readonly string[]> = {
+export const CAR_PARAPHRASES: Record<
+  "centerline" | "racingLine" | "reverse" | "refVelocity" | "smooth",
+  readonly string[]
+> = {
   centerline: [
     "Drive along the centreline of the track.",
     "Keep the car in the middle of the track.",

@@ -10,7 +10,16 @@
  * Gold completions carry the dictionaries tuned by scripts/tune-car.ts (mpc-car-gold.ts).
  */
 import { z } from "zod";
-import { carCompletion, DEFAULT_PARAMS, PARAM_NAMES, PARAM_RANGES, SIM_VERSION, type CarGold, type DrivingCase, type TrackName } from "../rewards/car/index.js";
+import {
+  carCompletion,
+  DEFAULT_PARAMS,
+  PARAM_NAMES,
+  PARAM_RANGES,
+  SIM_VERSION,
+  type CarGold,
+  type DrivingCase,
+  type TrackName,
+} from "../rewards/car/index.js";
 import { Rng } from "../util/rng.js";
 import { ConfigError } from "../util/errors.js";
 import { CAR_GOLD, GOLD_SIM_VERSION } from "./mpc-car-gold.js";
@@ -24,12 +33,25 @@ export const mpcCarOptions = z
   .object({
     trainTrack: z.enum(["circle", "F"]).default("circle").describe("track of the train split"),
     testTrack: z.enum(["circle", "F"]).default("F").describe("track of the test split"),
-    speeds: z.array(z.number().min(0.5).max(5)).min(1).default([1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5]).describe("speeds (m/s) asked for by refVelocity prompts"),
-    preset: z.enum(["default", "robotxR1"]).default("default").describe("reward preset (robotxR1 keeps the reference's quirks)"),
-    outOfRange: z.enum(["reject", "clamp"]).default("reject").describe("out-of-range parameter values: reject or clamp"),
+    speeds: z
+      .array(z.number().min(0.5).max(5))
+      .min(1)
+      .default([1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5])
+      .describe("speeds (m/s) asked for by refVelocity prompts"),
+    preset: z
+      .enum(["default", "robotxR1"])
+      .default("default")
+      .describe("reward preset (robotxR1 keeps the reference's quirks)"),
+    outOfRange: z
+      .enum(["reject", "clamp"])
+      .default("reject")
+      .describe("out-of-range parameter values: reject or clamp"),
   })
   .strict()
-  .refine((o) => o.trainTrack !== o.testTrack, { message: "trainTrack and testTrack must differ (prompts name the track)", path: ["testTrack"] });
+  .refine((o) => o.trainTrack !== o.testTrack, {
+    message: "trainTrack and testTrack must differ (prompts name the track)",
+    path: ["testTrack"],
+  });
 
 /** Options after defaults. */
 export type MpcCarOptions = z.infer<typeof mpcCarOptions>;
@@ -54,15 +76,20 @@ const PARAM_TEXT: Record<string, string> = {
 };
 
 const REASONING: Record<DrivingCase["kind"], string> = {
-  centerline: "To drive on the centre, stop pulling towards the racing line (small qn) and narrow the corridor with a large safety margin.",
+  centerline:
+    "To drive on the centre, stop pulling towards the racing line (small qn) and narrow the corridor with a large safety margin.",
   racingLine: "To track the racing line tightly, raise the lateral-error weight qn relative to the other weights.",
   reverse: "To drive backwards at 1 m/s, pin the speed bounds to -1 m/s and drop the speed-tracking weight.",
-  refVelocity: "To hold the asked speed, pin v_min and v_max to it and drop the weight that pulls towards the racing line's speed.",
-  smooth: "To drive smoothly, lower the lateral and longitudinal acceleration limits and the top speed, and penalise acceleration.",
+  refVelocity:
+    "To hold the asked speed, pin v_min and v_max to it and drop the weight that pulls towards the racing line's speed.",
+  smooth:
+    "To drive smoothly, lower the lateral and longitudinal acceleration limits and the top speed, and penalise acceleration.",
 };
 
 function promptFor(track: TrackName, instruction: string): string {
-  const params = PARAM_NAMES.map((n) => `- ${n}: ${PARAM_TEXT[n]}; default ${DEFAULT_PARAMS[n]}, range [${PARAM_RANGES[n].join(", ")}]`).join("\n");
+  const params = PARAM_NAMES.map(
+    (n) => `- ${n}: ${PARAM_TEXT[n]}; default ${DEFAULT_PARAMS[n]}, range [${PARAM_RANGES[n].join(", ")}]`,
+  ).join("\n");
   return (
     `You tune the model-predictive controller of a small racing car driving on ${TRACK_TEXT[track]}.\n` +
     `Controller parameters:\n${params}\n` +
@@ -94,7 +121,11 @@ function itemsFor(speeds: readonly number[]): Item[] {
   }
   for (const v of speeds) {
     for (const p of CAR_PARAPHRASES.refVelocity) {
-      items.push({ c: { kind: "refVelocity", vRef: v }, caseText: `refVelocity(${v})`, instruction: p.replaceAll("{v}", String(v)) });
+      items.push({
+        c: { kind: "refVelocity", vRef: v },
+        caseText: `refVelocity(${v})`,
+        instruction: p.replaceAll("{v}", String(v)),
+      });
     }
   }
   return items;
@@ -125,8 +156,10 @@ function buildMpcCar(o: MpcCarOptions): TaskParts<CarGold> {
     stop: ["</answer>"],
     maxNewTokens: 256,
     generate(split, count, seed): Example<CarGold>[] {
-      if (split !== "train" && split !== "test") throw new ConfigError(`mpc-car: split must be "train" or "test", got ${String(split)}`);
-      if (!Number.isInteger(count) || count < 0) throw new ConfigError(`mpc-car: count must be a non-negative integer, got ${count}`);
+      if (split !== "train" && split !== "test")
+        throw new ConfigError(`mpc-car: split must be "train" or "test", got ${String(split)}`);
+      if (!Number.isInteger(count) || count < 0)
+        throw new ConfigError(`mpc-car: count must be a non-negative integer, got ${count}`);
       const track = split === "train" ? o.trainTrack : o.testTrack;
       const rng = new Rng(seed).split(`mpc-car/${split}`);
       const out: Example<CarGold>[] = [];
@@ -136,7 +169,8 @@ function buildMpcCar(o: MpcCarOptions): TaskParts<CarGold> {
         const it = order.pop()!;
         const tuned = it.c.kind === "refVelocity" ? undefined : CAR_GOLD[track][it.c.kind];
         const gold: CarGold = { case: it.caseText, track };
-        if (tuned && GOLD_SIM_VERSION === SIM_VERSION) Object.assign(gold, { baselineRmse: tuned.baseline, simVersion: SIM_VERSION });
+        if (tuned && GOLD_SIM_VERSION === SIM_VERSION)
+          Object.assign(gold, { baselineRmse: tuned.baseline, simVersion: SIM_VERSION });
         out.push({
           id: `mpc-car/${split}/${i}`,
           prompt: promptFor(track, it.instruction),

@@ -8,7 +8,15 @@
 import type { Rng } from "../util/rng.js";
 
 /** The problem families. */
-export const FAMILIES = ["production", "diet", "transport", "knapsack", "assignment", "scheduling", "blending"] as const;
+export const FAMILIES = [
+  "production",
+  "diet",
+  "transport",
+  "knapsack",
+  "assignment",
+  "scheduling",
+  "blending",
+] as const;
 
 /** One family name. */
 export type Family = (typeof FAMILIES)[number];
@@ -31,18 +39,31 @@ export interface DrawnProblem {
 }
 
 const pickDistinct = (rng: Rng, pool: readonly string[], n: number): string[] => rng.shuffle([...pool]).slice(0, n);
-const ints = (rng: Rng, n: number, lo: number, hi: number): number[] => Array.from({ length: n }, () => rng.intBetween(lo, hi));
+const ints = (rng: Rng, n: number, lo: number, hi: number): number[] =>
+  Array.from({ length: n }, () => rng.intBetween(lo, hi));
 const js = (x: unknown): string => JSON.stringify(x);
-const list = (xs: readonly (string | number)[]): string => (xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} and ${xs.at(-1)}`);
+const list = (xs: readonly (string | number)[]): string =>
+  xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} and ${xs.at(-1)}`;
 
 function production(rng: Rng): DrawnProblem {
-  const products = pickDistinct(rng, ["chairs", "tables", "desks", "shelves", "stools", "cabinets"], rng.intBetween(2, 4));
-  const resources = pickDistinct(rng, ["labour hours", "wood (kg)", "machine hours", "paint (l)"], rng.intBetween(2, 3));
+  const products = pickDistinct(
+    rng,
+    ["chairs", "tables", "desks", "shelves", "stools", "cabinets"],
+    rng.intBetween(2, 4),
+  );
+  const resources = pickDistinct(
+    rng,
+    ["labour hours", "wood (kg)", "machine hours", "paint (l)"],
+    rng.intBetween(2, 3),
+  );
   const profit = ints(rng, products.length, 5, 40);
   const usage = resources.map(() => ints(rng, products.length, 1, 9));
   const capacity = ints(rng, resources.length, 40, 200);
   const integer = rng.random() < 0.5;
-  const lines = resources.map((r, j) => `- ${r}: ${products.map((p, i) => `${usage[j]![i]} per ${p.replace(/s$/, "")}`).join(", ")}; ${capacity[j]} available.`);
+  const lines = resources.map(
+    (r, j) =>
+      `- ${r}: ${products.map((p, i) => `${usage[j]![i]} per ${p.replace(/s$/, "")}`).join(", ")}; ${capacity[j]} available.`,
+  );
   return {
     family: "production",
     data: { products, resources, profit, usage, capacity, integer },
@@ -74,7 +95,11 @@ return m;`,
 
 function diet(rng: Rng): DrawnProblem {
   const foods = pickDistinct(rng, ["oats", "rice", "beans", "milk", "eggs", "bread", "lentils"], rng.intBetween(3, 5));
-  const nutrients = pickDistinct(rng, ["protein (g)", "fibre (g)", "calcium (mg/10)", "iron (mg)"], rng.intBetween(2, 3));
+  const nutrients = pickDistinct(
+    rng,
+    ["protein (g)", "fibre (g)", "calcium (mg/10)", "iron (mg)"],
+    rng.intBetween(2, 3),
+  );
   const cost = ints(rng, foods.length, 2, 12).map((c) => c / 4);
   const content = nutrients.map(() => ints(rng, foods.length, 0, 10));
   // Make every nutrient reachable: each has at least one food with positive content.
@@ -82,7 +107,10 @@ function diet(rng: Rng): DrawnProblem {
     if (!row.some((v) => v > 0)) row[rng.int(row.length)] = rng.intBetween(1, 10);
   });
   const need = ints(rng, nutrients.length, 20, 80);
-  const lines = nutrients.map((n, j) => `- ${n}: ${foods.map((f, i) => `${content[j]![i]} per serving of ${f}`).join(", ")}; at least ${need[j]} needed.`);
+  const lines = nutrients.map(
+    (n, j) =>
+      `- ${n}: ${foods.map((f, i) => `${content[j]![i]} per serving of ${f}`).join(", ")}; at least ${need[j]} needed.`,
+  );
   return {
     family: "diet",
     data: { foods, nutrients, cost, content, need },
@@ -91,7 +119,8 @@ function diet(rng: Rng): DrawnProblem {
       `A canteen plans a daily diet from ${list(foods)}, costing ${list(foods.map((f, i) => `$${cost[i]} per serving of ${f}`))}.\n` +
       `Nutrient contents and daily needs:\n${lines.join("\n")}\n` +
       `Servings may be fractional. What is the minimum daily cost that meets every need?`,
-    reasoning: "One continuous variable per food (servings). Cost is linear; each nutrient gives one minimum constraint.",
+    reasoning:
+      "One continuous variable per food (servings). Cost is linear; each nutrient gives one minimum constraint.",
     formulation: "min Σ_f cost_f x_f s.t. Σ_f content_nf x_f >= need_n for each nutrient n; x_f >= 0.",
     program: `const foods = ${js(foods)};
 const cost = ${js(cost)};
@@ -126,7 +155,8 @@ function transport(rng: Rng): DrawnProblem {
     question:
       `Plants ${list(plants)} can ship at most ${list(supply)} units respectively. Stores ${list(stores)} need exactly ${list(demand)} units.\n` +
       `Shipping cost per unit:\n${lines.join("\n")}\nWhat is the minimum total shipping cost?`,
-    reasoning: "One continuous variable per plant-store route. Supply limits each plant's shipments; each store's demand must be met exactly.",
+    reasoning:
+      "One continuous variable per plant-store route. Supply limits each plant's shipments; each store's demand must be met exactly.",
     formulation: "min Σ_ij cost_ij x_ij s.t. Σ_j x_ij <= supply_i; Σ_i x_ij = demand_j; x_ij >= 0.",
     program: `const plants = ${js(plants)};
 const stores = ${js(stores)};
@@ -153,7 +183,11 @@ return m;`,
 }
 
 function knapsack(rng: Rng): DrawnProblem {
-  const items = pickDistinct(rng, ["tent", "stove", "rope", "lamp", "radio", "camera", "map", "knife", "jacket", "water filter"], rng.intBetween(5, 8));
+  const items = pickDistinct(
+    rng,
+    ["tent", "stove", "rope", "lamp", "radio", "camera", "map", "knife", "jacket", "water filter"],
+    rng.intBetween(5, 8),
+  );
   const value = ints(rng, items.length, 3, 30);
   const weight = ints(rng, items.length, 1, 12);
   const capacity = Math.max(...weight, Math.floor(weight.reduce((a, b) => a + b, 0) / 2));
@@ -197,8 +231,10 @@ function assignment(rng: Rng): DrawnProblem {
     question:
       `Assign each of ${list(workers)} to exactly one of the jobs ${list(jobs)}, one person per job. The hours each person needs:\n` +
       `${lines.join("\n")}\nWhat is the minimum total number of hours?`,
-    reasoning: "An assignment problem: a binary variable per person-job pair; each person does one job and each job gets one person.",
-    formulation: "min Σ_ij hours_ij x_ij s.t. Σ_j x_ij = 1 for each person i; Σ_i x_ij = 1 for each job j; x_ij ∈ {0, 1}.",
+    reasoning:
+      "An assignment problem: a binary variable per person-job pair; each person does one job and each job gets one person.",
+    formulation:
+      "min Σ_ij hours_ij x_ij s.t. Σ_j x_ij = 1 for each person i; Σ_i x_ij = 1 for each job j; x_ij ∈ {0, 1}.",
     program: `const workers = ${js(workers)};
 const jobs = ${js(jobs)};
 const hours = ${js(cost)};
@@ -238,7 +274,8 @@ function scheduling(rng: Rng): DrawnProblem {
       `A help desk runs ${periods} periods a day in a cycle (after period ${periods} comes period 1). A shift starts at the beginning of a period and covers ${length} consecutive periods.\n` +
       `Staff needed: ${list(names.map((p, t) => `${need[t]} in ${p}`))}. A shift starting in period t costs ${list(wage.map((w, t) => `${w} (t=${t + 1})`))}.\n` +
       `How many whole shifts should start in each period to cover every need at minimum cost? What is that cost?`,
-    reasoning: "An integer covering model: one variable per shift start; period t is covered by the shifts that started in the last few periods.",
+    reasoning:
+      "An integer covering model: one variable per shift start; period t is covered by the shifts that started in the last few periods.",
     formulation: `min Σ_s wage_s x_s s.t. Σ_{s covering t} x_s >= need_t for each period t; x_s >= 0 integer (a shift covers ${length} periods, cyclically).`,
     program: `const periods = ${periods};
 const length = ${length};
@@ -280,8 +317,10 @@ function blending(rng: Rng): DrawnProblem {
     question:
       `A foundry blends exactly ${total} t of metal from ${list(raws)}, costing ${list(cost)} per tonne and with grades ${list(grade)} (% metal) respectively.\n` +
       `At most ${list(avail)} t of each is in stock. The blend's average grade must be between ${lo}% and ${hi}%. What is the minimum cost of the blend?`,
-    reasoning: "One continuous variable per raw material (tonnes). The total is fixed; the average-grade window becomes two linear constraints after multiplying by the total.",
-    formulation: "min Σ_i cost_i x_i s.t. Σ_i x_i = total; Σ_i grade_i x_i >= lo·total; Σ_i grade_i x_i <= hi·total; 0 <= x_i <= stock_i.",
+    reasoning:
+      "One continuous variable per raw material (tonnes). The total is fixed; the average-grade window becomes two linear constraints after multiplying by the total.",
+    formulation:
+      "min Σ_i cost_i x_i s.t. Σ_i x_i = total; Σ_i grade_i x_i >= lo·total; Σ_i grade_i x_i <= hi·total; 0 <= x_i <= stock_i.",
     program: `const raws = ${js(raws)};
 const cost = ${js(cost)};
 const grade = ${js(grade)};
@@ -303,7 +342,15 @@ return m;`,
   };
 }
 
-const DRAW: Record<Family, (rng: Rng) => DrawnProblem> = { production, diet, transport, knapsack, assignment, scheduling, blending };
+const DRAW: Record<Family, (rng: Rng) => DrawnProblem> = {
+  production,
+  diet,
+  transport,
+  knapsack,
+  assignment,
+  scheduling,
+  blending,
+};
 
 /** Draws one problem of `family`. */
 export function drawProblem(rng: Rng, family: Family): DrawnProblem {

@@ -26,7 +26,11 @@ const highs = await loadHighs();
 /** Options of "optimisation". */
 export const optimisationOptions = z
   .object({
-    families: z.array(z.enum(FAMILIES)).min(1).default([...FAMILIES]).describe("problem families to draw from"),
+    families: z
+      .array(z.enum(FAMILIES))
+      .min(1)
+      .default([...FAMILIES])
+      .describe("problem families to draw from"),
     solutionHitWeight: z.number().min(0).default(0).describe("weight of the stage-2 solution-hit term"),
   })
   .strict();
@@ -46,7 +50,9 @@ export function solveDrawn(p: DrawnProblem): SirlGold {
   const rendered = toLpText(model);
   const s = solveWith(highs, rendered.text, { timeLimitS: 10, mipRelGap: 1e-7 });
   if (!s.ok || s.status !== "Optimal" || s.objective === null || s.trivial) {
-    throw new Error(`optimisation generator: ${p.family} problem did not solve to optimality (${s.ok ? s.status : s.error})`);
+    throw new Error(
+      `optimisation generator: ${p.family} problem did not solve to optimality (${s.ok ? s.status : s.error})`,
+    );
   }
   return { objective: s.objective, status: "optimal", solution: s.values };
 }
@@ -73,7 +79,8 @@ function draw(rng: import("../util/rng.js").Rng, o: OptimisationOptions): Drawn<
 
 const optimisation = defineTask<SirlGold, OptimisationOptions>({
   name: "optimisation",
-  summary: "SIRL: write an optimisation model (JS model API or CPLEX LP) for a word problem; solved and checked with HiGHS",
+  summary:
+    "SIRL: write an optimisation model (JS model API or CPLEX LP) for a word problem; solved and checked with HiGHS",
   options: optimisationOptions,
   build: (o) => {
     const terms: RewardTerm[] = [

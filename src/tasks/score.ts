@@ -23,7 +23,10 @@ export interface TermOutcome {
  * terms only) and `info.terms` (each term's info) plus `info.nullTerms`, and the earliest `firstErrorEnd` any term
  * reported (weight-0 terms included).
  */
-export function scoreTerms(terms: readonly RewardTerm[], results: Readonly<Record<string, RewardResult | undefined>>): RewardResult {
+export function scoreTerms(
+  terms: readonly RewardTerm[],
+  results: Readonly<Record<string, RewardResult | undefined>>,
+): RewardResult {
   let total = 0;
   let isNull = false;
   const values: Record<string, number> = {};
@@ -33,7 +36,8 @@ export function scoreTerms(terms: readonly RewardTerm[], results: Readonly<Recor
   for (const term of terms) {
     const r = results[term.name];
     // The earliest localised mistake of any term, weighted or not (a weight-0 term can still shape credit).
-    if (r?.firstErrorEnd !== undefined && Number.isFinite(r.firstErrorEnd)) firstErrorEnd = Math.min(firstErrorEnd ?? Infinity, r.firstErrorEnd);
+    if (r?.firstErrorEnd !== undefined && Number.isFinite(r.firstErrorEnd))
+      firstErrorEnd = Math.min(firstErrorEnd ?? Infinity, r.firstErrorEnd);
     const v = r?.score ?? null;
     if (r?.info) infos[term.name] = r.info;
     if (v === null || !Number.isFinite(v)) {
@@ -73,7 +77,10 @@ export async function scoreWithTerms(
 }
 
 /** Per-term outcomes in term order, for reports that want the weights next to the values. */
-export function termOutcomes(terms: readonly RewardTerm[], results: Readonly<Record<string, RewardResult>>): TermOutcome[] {
+export function termOutcomes(
+  terms: readonly RewardTerm[],
+  results: Readonly<Record<string, RewardResult>>,
+): TermOutcome[] {
   return terms.map((t) => {
     const result = results[t.name] ?? { score: null, terms: {} };
     return { name: t.name, value: result.score, weight: t.weight, result };

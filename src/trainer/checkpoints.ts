@@ -147,7 +147,8 @@ function removeDir(checkpointsDir: string, name: string, killPoint: KillPoint = 
 
 /** Loads a checkpoint folder written by `saveCheckpoint`. */
 export function loadCheckpoint(dir: string): LoadedCheckpoint {
-  if (!existsSync(join(dir, MARKER))) throw new CheckpointError(`checkpoint ${dir}: no ${MARKER} marker (incomplete or not a training checkpoint)`);
+  if (!existsSync(join(dir, MARKER)))
+    throw new CheckpointError(`checkpoint ${dir}: no ${MARKER} marker (incomplete or not a training checkpoint)`);
   const { model, tokenizer } = loadModel(dir);
   const json = readCheckpointJson(join(dir, "optimizer.json"));
   let bytes: Buffer;
@@ -234,7 +235,13 @@ export function decodeState(json: unknown, bytes: Uint8Array, source = "optimize
         if (!Array.isArray(shape) || !shape.every(count)) {
           throw new CheckpointError(`${source}: a tensor has shape ${JSON.stringify(shape)}`);
         }
-        return tensor(span(o.__tensor, shape.reduce((a: number, b: number) => a * b, 1)), shape);
+        return tensor(
+          span(
+            o.__tensor,
+            shape.reduce((a: number, b: number) => a * b, 1),
+          ),
+          shape,
+        );
       }
       return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, walk(v)]));
     }

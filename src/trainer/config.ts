@@ -9,7 +9,14 @@
  */
 import { z } from "zod";
 import {
-  AdvantageSchema, AlgorithmSchema, ClipSchema, KlSchema, LossSchema, NullsSchema, OverlongSchema, PolicySchema,
+  AdvantageSchema,
+  AlgorithmSchema,
+  ClipSchema,
+  KlSchema,
+  LossSchema,
+  NullsSchema,
+  OverlongSchema,
+  PolicySchema,
   ZeroStdSchema,
 } from "../algorithms/schema.js";
 import { PRESETS } from "../algorithms/presets.js";
@@ -26,7 +33,8 @@ export const ModelSchema = z.discriminatedUnion("type", [
   }),
   z.strictObject({
     type: z.literal("new"),
-    arch: z.enum(["gpt2", "llama"])
+    arch: z
+      .enum(["gpt2", "llama"])
       .default("gpt2")
       .describe("gpt2: learned positions, LayerNorm, GELU; llama: RoPE, RMSNorm, SwiGLU"),
     dModel: z.number().int().positive().default(128).describe("hidden width"),
@@ -42,7 +50,8 @@ export const ModelSchema = z.discriminatedUnion("type", [
 /** The task to train and evaluate on (a name in the task registry). */
 export const TaskSchema = z.strictObject({
   name: z.string().min(1).describe("task registry name (see `rlvr tasks`)"),
-  options: z.record(z.string(), z.unknown())
+  options: z
+    .record(z.string(), z.unknown())
     .default({})
     .describe("the task's difficulty options (validated by the task's schema)"),
   trainExamples: z.number().int().positive().default(5000).describe("size of the generated train split"),
@@ -55,10 +64,16 @@ export const SamplerSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("builtin"),
     temperature: z.number().positive().default(1).describe("T; every log-prob is log_softmax(logits / T) (spec §0)"),
-    topK: z.number().int().nonnegative()
+    topK: z
+      .number()
+      .int()
+      .nonnegative()
       .default(0)
       .describe("0 = off; > 0 makes sampled and trained distributions differ (warning)"),
-    topP: z.number().gt(0).lte(1)
+    topP: z
+      .number()
+      .gt(0)
+      .lte(1)
       .default(1)
       .describe("1 = off; < 1 makes sampled and trained distributions differ (warning)"),
   }),
@@ -68,7 +83,14 @@ export const SamplerSchema = z.discriminatedUnion("type", [
 
 // The algorithm section is owned by src/algorithms (schema, defaults, presets and the functions that apply them).
 export {
-  AdvantageSchema, ClipSchema, PolicySchema, KlSchema, LossSchema, ZeroStdSchema, NullsSchema, OverlongSchema,
+  AdvantageSchema,
+  ClipSchema,
+  PolicySchema,
+  KlSchema,
+  LossSchema,
+  ZeroStdSchema,
+  NullsSchema,
+  OverlongSchema,
   AlgorithmSchema,
 };
 
@@ -78,7 +100,10 @@ export {
 export const OptimizerSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("adamw"),
-    betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).default([0.9, 0.999]).describe("Adam β1, β2"),
+    betas: z
+      .tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)])
+      .default([0.9, 0.999])
+      .describe("Adam β1, β2"),
     eps: z.number().positive().default(1e-8).describe("Adam ε"),
     weightDecay: z.number().nonnegative().default(0).describe("decoupled weight decay"),
   }),
@@ -104,7 +129,10 @@ export const TrainSchema = z.strictObject({
   maxCompletionTokens: z.number().int().positive().default(64).describe("L_max: token budget of a completion"),
   innerIterations: z.number().int().positive().default(1).describe("μ: passes over each rollout batch (§5)"),
   miniBatches: z.number().int().positive().default(1).describe("M: optimizer steps per pass (§5)"),
-  microBatchSize: z.number().int().positive()
+  microBatchSize: z
+    .number()
+    .int()
+    .positive()
     .default(16)
     .describe("sequences per forward/backward; gradients accumulate"),
   lr: z.number().positive().default(1e-4).describe("peak learning rate"),
@@ -126,7 +154,9 @@ export const EvalSchema = z.strictObject({
   every: z.number().int().nonnegative().default(10).describe("evaluate every N steps (0 = only at start and end)"),
   examples: z.number().int().positive().default(100).describe("held-out questions per evaluation"),
   temperature: z.number().nonnegative().default(0).describe("0 = greedy (n = 1, pass@1 only)"),
-  k: z.array(z.number().int().positive()).nonempty()
+  k: z
+    .array(z.number().int().positive())
+    .nonempty()
     .default([1])
     .describe("pass@k values; n = max k samples per question"),
   atStart: z.boolean().default(true).describe("evaluate the start model before step 1"),
@@ -134,7 +164,10 @@ export const EvalSchema = z.strictObject({
 
 /** Checkpointing (spec: DESIGN "Runs on disk"). */
 export const CheckpointSchema = z.strictObject({
-  every: z.number().int().nonnegative()
+  every: z
+    .number()
+    .int()
+    .nonnegative()
     .default(50)
     .describe("write checkpoints/step-N every N steps (0 = only at the end)"),
   keepLast: z.number().int().positive().default(2).describe("complete step checkpoints kept on disk"),
@@ -149,12 +182,16 @@ export const LogSchema = z.strictObject({
 
 /** A whole recipe after validation and defaults. */
 export const TrainConfigSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'")
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'")
     .default("run")
     .describe("run name: runs/<name>/"),
   outDir: z.string().default("runs").describe("parent folder of run folders"),
   seed: z.number().int().nonnegative().default(0).describe("run seed: sampling, shuffles, init"),
-  preset: z.enum(Object.keys(PRESETS) as [keyof typeof PRESETS, ...(keyof typeof PRESETS)[]]).optional()
+  preset: z
+    .enum(Object.keys(PRESETS) as [keyof typeof PRESETS, ...(keyof typeof PRESETS)[]])
+    .optional()
     .describe("algorithm preset applied under the recipe's own fields (spec §10)"),
   model: ModelSchema,
   reference: z.string().nullable().default(null).describe("reference checkpoint for KL; null = the start model"),
@@ -191,8 +228,8 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   if (a.policy.clip.type === "none" && offPolicy) {
     out.push({
       path: "algorithm.policy.clip",
-      message: "clip \"none\" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: \"ppo\" } " +
-        "(§2.2)",
+      message:
+        'clip "none" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: "ppo" } ' + "(§2.2)",
     });
   }
   const clip = a.policy.clip;
@@ -202,7 +239,7 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   if (a.rewardAggregate === "normalizeThenSum" && a.advantage.type !== "zScore") {
     out.push({
       path: "algorithm.rewardAggregate",
-      message: "\"normalizeThenSum\" requires advantage.type \"zScore\" (§8.1)",
+      message: '"normalizeThenSum" requires advantage.type "zScore" (§8.1)',
     });
   }
   if (a.zeroStd.policy !== "keep" && !GROUP_ESTIMATORS.has(a.advantage.type)) {
@@ -229,8 +266,9 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   if (a.rewardAggregate === "normalizeThenSum" && a.kl.placement === "reward" && a.kl.beta > 0 && !a.kl.monitorOnly) {
     out.push({
       path: "algorithm.rewardAggregate",
-      message: "\"normalizeThenSum\" z-scores each reward term; KL in the reward has no term to join: " +
-        "use kl.placement \"loss\"",
+      message:
+        '"normalizeThenSum" z-scores each reward term; KL in the reward has no term to join: ' +
+        'use kl.placement "loss"',
     });
   }
   return out;
@@ -249,7 +287,7 @@ export function configWarnings(c: TrainConfig): string[] {
     w.push("algorithm.kl: monitorOnly puts no KL in the loss or reward, so an adaptive β acts on nothing");
   }
   if (kl.beta > 0 && kl.placement === "loss" && kl.estimator === "k1") {
-    w.push("algorithm.kl.estimator: k1 in the loss has zero expected gradient (§2.3); it suits placement \"reward\"");
+    w.push('algorithm.kl.estimator: k1 in the loss has zero expected gradient (§2.3); it suits placement "reward"');
   }
   for (const msg of lossOptionWarnings(lossOptionsOf(c.algorithm, c.train.maxCompletionTokens))) {
     w.push(`algorithm.policy.ratio: ${msg}`);

@@ -54,9 +54,14 @@ export function estimateMemory(
   promptTokens: number,
   exampleBytes: number,
 ): MemoryEstimate {
-  const tc = config.train, a = config.algorithm;
+  const tc = config.train,
+    a = config.algorithm;
   const P = parameterCount(model);
-  const d = model.dModel, L = model.nLayers, V = model.vocabSize, H = model.nHeads, hd = headDimOf(model);
+  const d = model.dModel,
+    L = model.nLayers,
+    V = model.vocabSize,
+    H = model.nHeads,
+    hd = headDimOf(model);
   const T = Math.min(model.maxSeqLen, promptTokens + tc.maxCompletionTokens);
   const moments = tc.optimizer.type === "adamw" ? 2 : tc.optimizer.momentum > 0 ? 1 : 0;
   const rows = tc.promptsPerStep * tc.groupSize;
@@ -102,8 +107,12 @@ export function estimateMemory(
   ];
   const sum = (ps: MemoryPart[]) => ps.reduce((s, p) => s + p.bytes, 0);
   return {
-    tensors, heap, tensorBytes: sum(tensors), heapBytes: sum(heap),
-    tensorLimit: totalmem(), heapLimit: getHeapStatistics().heap_size_limit,
+    tensors,
+    heap,
+    tensorBytes: sum(tensors),
+    heapBytes: sum(heap),
+    tensorLimit: totalmem(),
+    heapLimit: getHeapStatistics().heap_size_limit,
   };
 }
 
@@ -121,12 +130,16 @@ export function memoryProblems(config: TrainConfig): ConfigProblem[] {
   const check = (parts: MemoryPart[], total: number, limit: number, kind: string, limitName: string) => {
     if (total <= limit) return;
     const top = [...parts].sort((x, y) => y.bytes - x.bytes);
-    const shown = top.filter((p) => p.bytes > 0).slice(0, 3)
-      .map((p) => `${p.what}: ${fmtBytes(p.bytes)} [${p.fields.join(", ")}]`).join("; ");
+    const shown = top
+      .filter((p) => p.bytes > 0)
+      .slice(0, 3)
+      .map((p) => `${p.what}: ${fmtBytes(p.bytes)} [${p.fields.join(", ")}]`)
+      .join("; ");
     out.push({
       path: driver(config, top[0]!.fields),
-      message: `the recipe needs about ${fmtBytes(total)} of ${kind}, more than the limit of ${fmtBytes(limit)} `
-        + `(${limitName}): ${shown}; reduce ${top[0]!.fields.slice(0, 3).join(" or ")}`,
+      message:
+        `the recipe needs about ${fmtBytes(total)} of ${kind}, more than the limit of ${fmtBytes(limit)} ` +
+        `(${limitName}): ${shown}; reduce ${top[0]!.fields.slice(0, 3).join(" or ")}`,
     });
   };
   check(est.tensors, est.tensorBytes, est.tensorLimit, "tensor memory", "os.totalmem()");
@@ -146,9 +159,19 @@ export function modelConfigOf(config: TrainConfig): TransformerConfig | null {
   }
   const dFf = m.dFf ?? 4 * m.dModel;
   return {
-    arch: m.arch, vocabSize: new CharTokenizer().vocabSize, dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads,
-    nKvHeads: m.nKvHeads ?? m.nHeads, dFf, maxSeqLen: m.maxSeqLen, ropeTheta: 10000, normEps: 1e-5, tieEmbeddings: true,
-    qkvBias: false, dropout: 0,
+    arch: m.arch,
+    vocabSize: new CharTokenizer().vocabSize,
+    dModel: m.dModel,
+    nLayers: m.nLayers,
+    nHeads: m.nHeads,
+    nKvHeads: m.nKvHeads ?? m.nHeads,
+    dFf,
+    maxSeqLen: m.maxSeqLen,
+    ropeTheta: 10000,
+    normEps: 1e-5,
+    tieEmbeddings: true,
+    qkvBias: false,
+    dropout: 0,
   };
 }
 
@@ -168,9 +191,11 @@ function measureTask(config: TrainConfig): { promptTokens: number; exampleBytes:
 /** Of `fields`, the one whose value is furthest above its default (the one to reduce); the first when none is. */
 function driver(config: TrainConfig, fields: string[]): string {
   const defaults = TrainConfigSchema.parse({ model: { type: "new" }, task: { name: "x" } }) as unknown;
-  let best = fields[0]!, ratio = 0;
+  let best = fields[0]!,
+    ratio = 0;
   for (const f of fields) {
-    const v = valueAt(config, f), d = valueAt(defaults, f);
+    const v = valueAt(config, f),
+      d = valueAt(defaults, f);
     const r = typeof v === "number" && typeof d === "number" && d > 0 ? v / d : 0;
     if (r > ratio) [best, ratio] = [f, r];
   }

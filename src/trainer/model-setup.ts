@@ -41,9 +41,10 @@ export function trainableParams(model: Transformer): [string, Tensor][] {
 /** The optimizer named by `train.optimizer`, over the model's trainable parameters. */
 export function buildOptimizer(train: TrainConfig["train"], model: Transformer): Optimizer {
   const o = train.optimizer;
-  const rule = o.type === "adamw"
-    ? adamw({ lr: train.lr, betas: o.betas, eps: o.eps, weightDecay: o.weightDecay })
-    : sgd({ lr: train.lr, momentum: o.momentum });
+  const rule =
+    o.type === "adamw"
+      ? adamw({ lr: train.lr, betas: o.betas, eps: o.eps, weightDecay: o.weightDecay })
+      : sgd({ lr: train.lr, momentum: o.momentum });
   return new Optimizer(rule, trainableParams(model));
 }
 
@@ -52,5 +53,7 @@ export function lrAt(train: TrainConfig["train"], step: number): number {
   const s = train.schedule;
   if (s.type === "constant") return constantLr(train.lr)(step - 1);
   if (s.type === "linearWarmup") return linearWarmup(train.lr, s.warmupSteps)(step - 1);
-  return cosineLr({ lr: train.lr, warmupSteps: s.warmupSteps, totalSteps: train.steps, minLr: train.lr * s.minLrFrac })(step - 1);
+  return cosineLr({ lr: train.lr, warmupSteps: s.warmupSteps, totalSteps: train.steps, minLr: train.lr * s.minLrFrac })(
+    step - 1,
+  );
 }

@@ -7,7 +7,19 @@
  */
 import type { Rng } from "../util/index.js";
 import {
-  clipGradNorm, div, logSoftmax, mul, neg, noGrad, softmax, sub, sum, tensor, type Optimizer, type Tensor, backward,
+  clipGradNorm,
+  div,
+  logSoftmax,
+  mul,
+  neg,
+  noGrad,
+  softmax,
+  sub,
+  sum,
+  tensor,
+  type Optimizer,
+  type Tensor,
+  backward,
 } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Rollout } from "../rollout/types.js";

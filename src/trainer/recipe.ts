@@ -35,7 +35,8 @@ export function loadRecipe(path: string, overrides: Record<string, unknown> = {}
 function resolvePaths(raw: Record<string, unknown>, base: string): Record<string, unknown> {
   const out = { ...raw };
   const model = out.model as { type?: unknown; path?: unknown } | undefined;
-  if (model && model.type === "checkpoint" && typeof model.path === "string" && !isAbsolute(model.path)) out.model = { ...model, path: resolve(base, model.path) };
+  if (model && model.type === "checkpoint" && typeof model.path === "string" && !isAbsolute(model.path))
+    out.model = { ...model, path: resolve(base, model.path) };
   if (typeof out.reference === "string" && !isAbsolute(out.reference)) out.reference = resolve(base, out.reference);
   return out;
 }
@@ -52,7 +53,14 @@ export function resolveConfig(raw: unknown, source = "recipe"): TrainConfig {
   }
   const problems = checkConfig(parsed.data);
   const t = parsed.data.task;
-  if (!tasks.has(t.name)) problems.push({ path: "task.name", message: `${JSON.stringify(t.name)} is not a registered task; allowed: ${tasks.names().map((n) => JSON.stringify(n)).join(" | ")}` });
+  if (!tasks.has(t.name))
+    problems.push({
+      path: "task.name",
+      message: `${JSON.stringify(t.name)} is not a registered task; allowed: ${tasks
+        .names()
+        .map((n) => JSON.stringify(n))
+        .join(" | ")}`,
+    });
   else {
     try {
       getTask(t.name, t.options);
@@ -84,7 +92,9 @@ function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
     case "unrecognized_keys": {
       const allowed = allowedKeys(input, issue.path);
       const where = path === "(top level)" ? "" : `${path}.`;
-      return issue.keys.map((k) => `${where}${k}: unknown field${allowed ? `; allowed: ${allowed.join(", ")}` : ""}`).join("\n  ");
+      return issue.keys
+        .map((k) => `${where}${k}: unknown field${allowed ? `; allowed: ${allowed.join(", ")}` : ""}`)
+        .join("\n  ");
     }
     default:
       return `${path}: ${issue.message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ""}`;
@@ -108,7 +118,13 @@ function allowedKeys(input: unknown, path: readonly PropertyKey[]): string[] | n
     for (;;) {
       const def = s?._zod?.def;
       if (!def) return s;
-      if (def.type === "default" || def.type === "prefault" || def.type === "optional" || def.type === "nullable" || def.type === "pipe") {
+      if (
+        def.type === "default" ||
+        def.type === "prefault" ||
+        def.type === "optional" ||
+        def.type === "nullable" ||
+        def.type === "pipe"
+      ) {
         s = def.innerType ?? def.in;
       } else if (def.type === "union") {
         const t = (value as { type?: unknown } | null)?.type;

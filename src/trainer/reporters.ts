@@ -23,7 +23,11 @@ export interface Reporter {
 }
 
 /** Calls `hook` on every reporter that has it. */
-export function emit<K extends keyof Reporter>(reporters: readonly Reporter[], hook: K, ...args: Parameters<NonNullable<Reporter[K]>>): void {
+export function emit<K extends keyof Reporter>(
+  reporters: readonly Reporter[],
+  hook: K,
+  ...args: Parameters<NonNullable<Reporter[K]>>
+): void {
   for (const r of reporters) (r[hook] as ((...a: unknown[]) => void) | undefined)?.apply(r, args);
 }
 
@@ -39,7 +43,9 @@ export function consoleReporter(out: NodeJS.WriteStream = process.stderr): Repor
       start = Date.now();
       first = info.startStep;
       total = info.totalSteps;
-      out.write(`${info.resumed ? "resuming" : "training"} ${info.runDir} from step ${info.startStep} to ${info.totalSteps}\n`);
+      out.write(
+        `${info.resumed ? "resuming" : "training"} ${info.runDir} from step ${info.startStep} to ${info.totalSteps}\n`,
+      );
     },
     onStep(step, m) {
       const done = step - first;
@@ -62,7 +68,9 @@ export function consoleReporter(out: NodeJS.WriteStream = process.stderr): Repor
     onEval(step, m) {
       const key = Object.keys(m).find((k) => k.endsWith("/pass@1"));
       if (key) lastPass = m[key]!;
-      const parts = Object.entries(m).filter(([k]) => k.includes("pass@") || k.endsWith("/reward")).map(([k, v]) => `${k.split("/").slice(-1)[0]} ${v.toFixed(3)}`);
+      const parts = Object.entries(m)
+        .filter(([k]) => k.includes("pass@") || k.endsWith("/reward"))
+        .map(([k, v]) => `${k.split("/").slice(-1)[0]} ${v.toFixed(3)}`);
       out.write(`${out.isTTY ? "\r\x1b[K" : ""}eval @ step ${step}: ${parts.join(", ")}\n`);
     },
     onCheckpoint(step, dir) {
@@ -88,8 +96,16 @@ export function svgReporter(run: RunDir, title: string): Reporter {
     const svg = renderLinePlot(
       title,
       [
-        { name: "train reward (mean)", color: "#1f77b4", points: metrics.map((m) => [m.step, m["reward/mean"] ?? NaN]) },
-        { name: "held-out pass@1", color: "#ff7f0e", points: passKey ? evals.map((e) => [e.step, e[passKey] ?? NaN]) : [] },
+        {
+          name: "train reward (mean)",
+          color: "#1f77b4",
+          points: metrics.map((m) => [m.step, m["reward/mean"] ?? NaN]),
+        },
+        {
+          name: "held-out pass@1",
+          color: "#ff7f0e",
+          points: passKey ? evals.map((e) => [e.step, e[passKey] ?? NaN]) : [],
+        },
       ],
       { x: "step", y: "value" },
     );

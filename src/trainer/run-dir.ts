@@ -77,10 +77,12 @@ export class RunDir {
     if (found.length > 0 && !opts.overwrite && !this.sameRecipe(config)) {
       const steps = completeSteps(this.checkpointsDir);
       const what = `${found.join(", ")}${steps.length ? `; checkpoints up to step ${steps[steps.length - 1]}` : ""}`;
-      throw new RunDirError(`run folder ${this.root} holds an earlier run made with a different recipe (${what}); `
-        + "nothing was deleted. "
-        + "Pass --overwrite (train option overwrite) to delete it and start over, resume it with its own recipe "
-        + `(${this.configPath}), or choose another name or outDir (--name, --out-dir)`);
+      throw new RunDirError(
+        `run folder ${this.root} holds an earlier run made with a different recipe (${what}); ` +
+          "nothing was deleted. " +
+          "Pass --overwrite (train option overwrite) to delete it and start over, resume it with its own recipe " +
+          `(${this.configPath}), or choose another name or outDir (--name, --out-dir)`,
+      );
     }
     this.guard("create", () => this.reset());
     this.init(config);
@@ -162,7 +164,8 @@ export class RunDir {
 
   /** Removes the run's files and checkpoints (a fresh start under an existing name). */
   reset(): void {
-    for (const p of [this.metricsPath, this.samplesPath, this.evalPath, this.plotPath, this.configPath]) rmSync(p, { force: true });
+    for (const p of [this.metricsPath, this.samplesPath, this.evalPath, this.plotPath, this.configPath])
+      rmSync(p, { force: true });
     rmSync(this.checkpointsDir, { recursive: true, force: true });
   }
 

@@ -7,7 +7,17 @@
  * a batch. The loss is the mean over completion tokens of the batch (eos included, so the model learns to stop).
  */
 import { ConfigError, type Rng } from "../util/index.js";
-import { Optimizer, adamw, clipGradNorm, cosineLr, crossEntropy, reshape, type LrSchedule, type Tensor, backward } from "../engine/index.js";
+import {
+  Optimizer,
+  adamw,
+  clipGradNorm,
+  cosineLr,
+  crossEntropy,
+  reshape,
+  type LrSchedule,
+  type Tensor,
+  backward,
+} from "../engine/index.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { Transformer } from "../models/transformer.js";
 
@@ -104,11 +114,19 @@ export function makeSftBatch(examples: readonly EncodedExample[], padId: number)
 /** Mean completion-token cross-entropy of `model` on a batch (with the graph, for backward). */
 export function sftLoss(model: Transformer, b: SftBatch): Tensor {
   const logits = model.forward(b.ids, b.batch, b.seqLen); // (B, T, V)
-  return crossEntropy(reshape(logits, [b.batch * b.seqLen, model.config.vocabSize]), b.targets, { ignoreIndex: IGNORE });
+  return crossEntropy(reshape(logits, [b.batch * b.seqLen, model.config.vocabSize]), b.targets, {
+    ignoreIndex: IGNORE,
+  });
 }
 
 /** One optimizer step on a batch: forward, backward, clip, update. Returns the loss and the pre-clip grad norm. */
-export function sftStep(model: Transformer, optimizer: Optimizer, b: SftBatch, lr: number, clip = 1): { loss: number; gradNorm: number } {
+export function sftStep(
+  model: Transformer,
+  optimizer: Optimizer,
+  b: SftBatch,
+  lr: number,
+  clip = 1,
+): { loss: number; gradNorm: number } {
   optimizer.zeroGrad();
   const loss = sftLoss(model, b);
   backward(loss);
@@ -119,14 +137,23 @@ export function sftStep(model: Transformer, optimizer: Optimizer, b: SftBatch, l
 }
 
 /** Trains `model` in place on `examples` for `opts.steps` steps; returns every step's metrics. */
-export function trainSft(model: Transformer, tokenizer: Tokenizer, examples: readonly SftExample[], opts: SftOptions): SftStepMetrics[] {
+export function trainSft(
+  model: Transformer,
+  tokenizer: Tokenizer,
+  examples: readonly SftExample[],
+  opts: SftOptions,
+): SftStepMetrics[] {
   if (examples.length === 0) throw new ConfigError("sft: no examples");
-  if (!(Number.isInteger(opts.steps) && opts.steps > 0)) throw new ConfigError(`sft: steps must be a positive integer, got ${opts.steps}`);
-  if (!(Number.isInteger(opts.batchSize) && opts.batchSize > 0)) throw new ConfigError(`sft: batchSize must be a positive integer, got ${opts.batchSize}`);
+  if (!(Number.isInteger(opts.steps) && opts.steps > 0))
+    throw new ConfigError(`sft: steps must be a positive integer, got ${opts.steps}`);
+  if (!(Number.isInteger(opts.batchSize) && opts.batchSize > 0))
+    throw new ConfigError(`sft: batchSize must be a positive integer, got ${opts.batchSize}`);
   const encoded = examples.map((ex, i) => {
     const e = encodeExample(tokenizer, ex);
     if (e.ids.length - 1 > model.config.maxSeqLen) {
-      throw new ConfigError(`sft: example ${i} has ${e.ids.length} tokens, more than the model's maxSeqLen ${model.config.maxSeqLen}`);
+      throw new ConfigError(
+        `sft: example ${i} has ${e.ids.length} tokens, more than the model's maxSeqLen ${model.config.maxSeqLen}`,
+      );
     }
     return e;
   });
@@ -136,16 +163,20 @@ export function trainSft(model: Transformer, tokenizer: Tokenizer, examples: rea
     { decay: (_name, t) => t.shape.length >= 2 }, // no decay on norms and biases
   );
   const warmupSteps = opts.warmupSteps ?? Math.floor(opts.steps * 0.05);
-  const schedule: LrSchedule = opts.steps > warmupSteps
-    ? cosineLr({ lr: opts.lr, warmupSteps, totalSteps: opts.steps, minLr: opts.lr * (opts.minLrFrac ?? 0.1) })
-    : () => opts.lr;
+  const schedule: LrSchedule =
+    opts.steps > warmupSteps
+      ? cosineLr({ lr: opts.lr, warmupSteps, totalSteps: opts.steps, minLr: opts.lr * (opts.minLrFrac ?? 0.1) })
+      : () => opts.lr;
   const order = new EpochSampler(encoded.length, opts.rng);
   const wasTraining = model.training;
   model.train();
   const history: SftStepMetrics[] = [];
   try {
     for (let step = 0; step < opts.steps; step++) {
-      const b = makeSftBatch(order.next(opts.batchSize).map((i) => encoded[i]!), tokenizer.padId);
+      const b = makeSftBatch(
+        order.next(opts.batchSize).map((i) => encoded[i]!),
+        tokenizer.padId,
+      );
       const lr = schedule(step);
       const { loss, gradNorm } = sftStep(model, optimizer, b, lr, opts.clip ?? 1);
       const m: SftStepMetrics = { step: step + 1, loss, lr, gradNorm, tokens: b.tokens, positions: b.batch * b.seqLen };
@@ -167,7 +198,10 @@ class EpochSampler {
   private perm: number[] = [];
   private at = 0;
 
-  constructor(private readonly n: number, private readonly rng: Rng) {}
+  constructor(
+    private readonly n: number,
+    private readonly rng: Rng,
+  ) {}
 
   next(k: number): number[] {
     const out: number[] = [];

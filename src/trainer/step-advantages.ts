@@ -80,7 +80,10 @@ export function assignAdvantages(
   wantGroups: number,
   klMasks?: KlMasks,
 ): StepAdvantages {
-  const res = algorithm.advantages(groups.map((g) => g.rollouts.map((r) => numbersOf(r, klMasks))), beta);
+  const res = algorithm.advantages(
+    groups.map((g) => g.rollouts.map((r) => numbersOf(r, klMasks))),
+    beta,
+  );
   groups.forEach((g, i) =>
     g.rollouts.forEach((r, j) => {
       r.advantage = r.reward === null ? 0 : res.advantages[i]![j]!;

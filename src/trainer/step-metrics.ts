@@ -22,11 +22,17 @@ export function rewardMetrics(
   const byTerm = (name: string) =>
     groups.map((g) => g.rollouts.map((r) => (r.reward === null ? null : (r.terms[name] ?? 0))));
   const m: Record<string, number> = {
-    ...groupRewardMetrics(groups.map((g) => g.rollouts.map((r) => r.reward)), {
-      terms: Object.fromEntries([...termNames].map((name) => [name, byTerm(name)])),
-      correct: byTerm(task.correctTerm),
-    }),
-    ...lengthMetrics(all.map((r) => r.completionIds.length), all.map((r) => r.finishReason)),
+    ...groupRewardMetrics(
+      groups.map((g) => g.rollouts.map((r) => r.reward)),
+      {
+        terms: Object.fromEntries([...termNames].map((name) => [name, byTerm(name)])),
+        correct: byTerm(task.correctTerm),
+      },
+    ),
+    ...lengthMetrics(
+      all.map((r) => r.completionIds.length),
+      all.map((r) => r.finishReason),
+    ),
   };
   // Tool tokens: masked positions that neither credit masking nor a masked truncation took out.
   const toolTokens = (r: (typeof all)[number]) => {

@@ -21,7 +21,11 @@ import { saveModel } from "../models/checkpoint.js";
 import { configWarnings, type TrainConfig } from "./config.js";
 import { RunDir } from "./run-dir.js";
 import {
-  latestCheckpoint, loadCheckpoint, pruneCheckpoints, saveCheckpoint, type TrainerState,
+  latestCheckpoint,
+  loadCheckpoint,
+  pruneCheckpoints,
+  saveCheckpoint,
+  type TrainerState,
 } from "./checkpoints.js";
 import { emit, type Reporter } from "./reporters.js";
 import { buildModel, buildOptimizer, lrAt, trainableParams, type ModelAndTokenizer } from "./model-setup.js";
@@ -148,9 +152,14 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
       const batch = noGrad(() =>
         sampleGroups(model, tokenizer, task, prompts, {
-          groupSize: tc.groupSize, maxNewTokens,
-          temperature: config.sampler.temperature, topK: config.sampler.topK, topP: config.sampler.topP,
-          ...(task.stop ? { stop: task.stop } : {}), rng: stepRng.split(`gen-${genBatches}`), policyVersion: step - 1,
+          groupSize: tc.groupSize,
+          maxNewTokens,
+          temperature: config.sampler.temperature,
+          topK: config.sampler.topK,
+          topP: config.sampler.topP,
+          ...(task.stop ? { stop: task.stop } : {}),
+          rng: stepRng.split(`gen-${genBatches}`),
+          policyVersion: step - 1,
           idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
         }),
       );
@@ -173,7 +182,11 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
         const rollouts = batch.flatMap((g) => g.rollouts);
         referenceLogprobs(reference, rollouts, tokenizer.padId, tc.microBatchSize, config.sampler.temperature);
         time.refLogprobs += (performance.now() - t2) / 1000;
-        klMasks = sectionMasks(groups.flatMap((g) => g.rollouts), tokenizer, algorithm.kl.sections);
+        klMasks = sectionMasks(
+          groups.flatMap((g) => g.rollouts),
+          tokenizer,
+          algorithm.kl.sections,
+        );
       }
 
       // ---- 3. advantages over the whole rollout batch (nulls and, per policy, zero-variance groups removed)
@@ -196,9 +209,19 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     m["lr"] = lr;
     if (trainBatch.length > 0) {
       const upd = updatePolicy({
-        model, optimizer, params, rollouts: trainBatch, algorithm, train: tc, temperature: config.sampler.temperature,
-        beta: state.beta, lr, rng: stepRng.split("shuffle"), padId: tokenizer.padId,
-        ...(klMasks ? { klMasks: klMasks.masks } : {}), warn,
+        model,
+        optimizer,
+        params,
+        rollouts: trainBatch,
+        algorithm,
+        train: tc,
+        temperature: config.sampler.temperature,
+        beta: state.beta,
+        lr,
+        rng: stepRng.split("shuffle"),
+        padId: tokenizer.padId,
+        ...(klMasks ? { klMasks: klMasks.masks } : {}),
+        warn,
       });
       Object.assign(m, upd);
     } else m["step/skipped"] = 1;
@@ -280,7 +303,10 @@ function epochOrder(n: number, seed: number, epoch: number): number[] {
   const key = `${n}/${seed}/${epoch}`;
   let order = orderCache.get(key);
   if (!order) {
-    order = new Rng(seed).split("data").split(epoch).shuffle(Array.from({ length: n }, (_, i) => i));
+    order = new Rng(seed)
+      .split("data")
+      .split(epoch)
+      .shuffle(Array.from({ length: n }, (_, i) => i));
     if (orderCache.size > 8) orderCache.clear();
     orderCache.set(key, order);
   }

@@ -8,7 +8,11 @@ import type { TrainConfig } from "./config.js";
 import type { ModelAndTokenizer } from "./model-setup.js";
 
 /** Fine-tunes `policy` in place on (prompt, gold completion) pairs of the train split. */
-export async function sftWarmStart(policy: ModelAndTokenizer, trainSet: readonly Example[], config: TrainConfig): Promise<void> {
+export async function sftWarmStart(
+  policy: ModelAndTokenizer,
+  trainSet: readonly Example[],
+  config: TrainConfig,
+): Promise<void> {
   const pairs = trainSet.map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
   const { sft } = await import("./sft.js"); // loaded only when a warm start is configured
   await sft(policy.model, policy.tokenizer, pairs, {

@@ -4,7 +4,16 @@
  * and fsync the directory so the rename itself survives a crash.
  */
 import {
-  appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync,
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
 } from "node:fs";
 import { dirname, basename, join, resolve } from "node:path";
 

@@ -1,6 +1,14 @@
 /** Advantage estimators: the worked examples of algorithms spec §11.1–11.2, null and zero-std rules, invariants. */
 import { describe, expect, it } from "vitest";
-import { computeAdvantages, meanOnly, NullRewardError, rloo, whiten, zScore, tokenReturns } from "../../src/algorithms/advantages.js";
+import {
+  computeAdvantages,
+  meanOnly,
+  NullRewardError,
+  rloo,
+  whiten,
+  zScore,
+  tokenReturns,
+} from "../../src/algorithms/advantages.js";
 import { Rng } from "../../src/util/rng.js";
 
 const close = (got: readonly number[], want: readonly number[], tol = 1e-6) => {
@@ -22,20 +30,46 @@ describe("§11.1 group advantages", () => {
   ] as const)("zScore %j %j", (r, opts, want) => close(zScore(r, opts as never), want));
 
   it.each([
-    [[1, 0, 0, 1], [0.5, -0.5, -0.5, 0.5]],
-    [[1, 0, 0, 0], [0.75, -0.25, -0.25, -0.25]],
-    [[null, null, 1], [0, 0, 0]],
-    [[1, 1, 1, 1], [0, 0, 0, 0]],
+    [
+      [1, 0, 0, 1],
+      [0.5, -0.5, -0.5, 0.5],
+    ],
+    [
+      [1, 0, 0, 0],
+      [0.75, -0.25, -0.25, -0.25],
+    ],
+    [
+      [null, null, 1],
+      [0, 0, 0],
+    ],
+    [
+      [1, 1, 1, 1],
+      [0, 0, 0, 0],
+    ],
   ])("meanOnly %j", (r, want) => close(meanOnly(r), want));
 
   it.each([
-    [[1, 0, 0, 1], [0.666667, -0.666667, -0.666667, 0.666667]],
-    [[1, 0, 0, 0], [1.0, -0.333333, -0.333333, -0.333333]],
-    [[null, null, 1], [0, 0, 0]],
+    [
+      [1, 0, 0, 1],
+      [0.666667, -0.666667, -0.666667, 0.666667],
+    ],
+    [
+      [1, 0, 0, 0],
+      [1.0, -0.333333, -0.333333, -0.333333],
+    ],
+    [
+      [null, null, 1],
+      [0, 0, 0],
+    ],
   ])("rloo %j", (r, want) => close(rloo(r), want));
 
   it("computeAdvantages defaults to zScore sample ε 1e-4 and reports null and zero-std counts", () => {
-    const res = computeAdvantages([[1, 0, 0, 1], [1, 1, 1, 1], [null, null, 1], [1, null, 0, 0.5]]);
+    const res = computeAdvantages([
+      [1, 0, 0, 1],
+      [1, 1, 1, 1],
+      [null, null, 1],
+      [1, null, 0, 0.5],
+    ]);
     close(res.advantages[0]!, [0.865875, -0.865875, -0.865875, 0.865875]);
     close(res.advantages[1]!, [0, 0, 0, 0]);
     close(res.advantages[3]!, [0.9998, 0, -0.9998, 0]);
@@ -48,32 +82,58 @@ describe("§11.1 group advantages", () => {
   });
   it("zeroStd drop and resample remove zero-std groups from the batch", () => {
     for (const zeroStd of ["drop", "resample"] as const) {
-      const res = computeAdvantages([[1, 0], [1, 1]], { zeroStd });
-      expect(res.keep).toEqual([[true, true], [false, false]]);
+      const res = computeAdvantages(
+        [
+          [1, 0],
+          [1, 1],
+        ],
+        { zeroStd },
+      );
+      expect(res.keep).toEqual([
+        [true, true],
+        [false, false],
+      ]);
     }
   });
 });
 
 describe("invariants", () => {
   const rng = new Rng(3);
-  const groups = Array.from({ length: 50 }, () => Array.from({ length: 2 + rng.int(7) }, () => (rng.random() < 0.1 ? null : Math.round(rng.random() * 4) / 2)));
+  const groups = Array.from({ length: 50 }, () =>
+    Array.from({ length: 2 + rng.int(7) }, () => (rng.random() < 0.1 ? null : Math.round(rng.random() * 4) / 2)),
+  );
   it("group advantages sum to zero for zScore, meanOnly and rloo", () => {
     for (const type of ["zScore", "meanOnly", "rloo"] as const) {
-      for (const g of computeAdvantages(groups, { type, maxNullFrac: 1 }).advantages) expect(Math.abs(g.reduce((a, b) => a + b, 0))).toBeLessThan(1e-12);
+      for (const g of computeAdvantages(groups, { type, maxNullFrac: 1 }).advantages)
+        expect(Math.abs(g.reduce((a, b) => a + b, 0))).toBeLessThan(1e-12);
     }
   });
   it("scaling a group's rewards by a > 0 scales meanOnly and rloo by a and leaves zScore (ε = 0) unchanged", () => {
     const g = [0.3, 1.7, 0.2, 0.9, 1.1];
     const s = g.map((x) => 2.5 * x);
-    close(meanOnly(s), meanOnly(g).map((x) => 2.5 * x), 1e-12);
-    close(rloo(s), rloo(g).map((x) => 2.5 * x), 1e-12);
+    close(
+      meanOnly(s),
+      meanOnly(g).map((x) => 2.5 * x),
+      1e-12,
+    );
+    close(
+      rloo(s),
+      rloo(g).map((x) => 2.5 * x),
+      1e-12,
+    );
     close(zScore(s, { eps: 0 }), zScore(g, { eps: 0 }), 1e-12);
   });
 });
 
 describe("§11.2 batch estimators", () => {
-  const rewards = [[1, 0, 0, 1], [1, 1, 1, 0]];
-  const lengths = [[2, 4, 3, 1], [2, 2, 5, 3]];
+  const rewards = [
+    [1, 0, 0, 1],
+    [1, 1, 1, 0],
+  ];
+  const lengths = [
+    [2, 4, 3, 1],
+    [2, 2, 5, 3],
+  ];
   const flat = (a: number[][]) => a.flat();
   it("batchNorm, sequence weighting", () => {
     const r = computeAdvantages(rewards, { type: "batchNorm", weighting: "sequence" });
@@ -105,16 +165,47 @@ describe("§11.2 batch estimators", () => {
   it("KL in the reward: per-token returns with γ, whitened per token", () => {
     // u = −β k1 per token plus r at the last token; R(t) = Σ_{k≥t} γ^{k−t} u(k).
     close(tokenReturns(1, [0.5, 0.2, 0.1], 0.1, 1, 3), [1 - 0.08, 1 - 0.03, 1 - 0.01], 1e-12);
-    close(tokenReturns(1, [0.5, 0.2, 0.1], 0.1, 0.5, 3), [-0.05 + 0.5 * (-0.02 + 0.5 * 0.99), -0.02 + 0.5 * 0.99, 0.99], 1e-12);
-    const k1 = [[[0.5, 0.2], [0.1, 0.1, 0.1]], [[0, 0], [0.3]]];
-    const r = computeAdvantages([[1, 0], [1, 0]], { type: "batchNorm", lengths: [[2, 3], [2, 1]], klInReward: { beta: 0.1, k1 } });
+    close(
+      tokenReturns(1, [0.5, 0.2, 0.1], 0.1, 0.5, 3),
+      [-0.05 + 0.5 * (-0.02 + 0.5 * 0.99), -0.02 + 0.5 * 0.99, 0.99],
+      1e-12,
+    );
+    const k1 = [
+      [
+        [0.5, 0.2],
+        [0.1, 0.1, 0.1],
+      ],
+      [[0, 0], [0.3]],
+    ];
+    const r = computeAdvantages(
+      [
+        [1, 0],
+        [1, 0],
+      ],
+      {
+        type: "batchNorm",
+        lengths: [
+          [2, 3],
+          [2, 1],
+        ],
+        klInReward: { beta: 0.1, k1 },
+      },
+    );
     const values = [0.93, 0.98, -0.03, -0.02, -0.01, 1, 1, -0.03];
-    const want = whiten(values, values.map(() => 1), 8).out;
+    const want = whiten(
+      values,
+      values.map(() => 1),
+      8,
+    ).out;
     close(r.tokenAdvantages!.flat(2), want, 1e-12);
   });
   it("KL in the reward with a token mask: masked tokens carry no weight and tokenAdvantages span every position", () => {
     const k1 = [[[0.5, 0, 0.2], [0.1]]];
-    const r = computeAdvantages([[1, 0]], { type: "batchNorm", klInReward: { beta: 0.1, k1 }, tokenMasks: [[[1, 0, 1], [1]]] });
+    const r = computeAdvantages([[1, 0]], {
+      type: "batchNorm",
+      klInReward: { beta: 0.1, k1 },
+      tokenMasks: [[[1, 0, 1], [1]]],
+    });
     expect(r.tokenAdvantages![0]![0]).toHaveLength(3);
     // Returns: [0.93, 0.98, 0.98] (position 1 masked), [-0.01]; weights [1, 0, 1], [1]; N = 3.
     const want = whiten([0.93, 0.98, 0.98, -0.01], [1, 0, 1, 1], 3).out;
@@ -130,7 +221,9 @@ describe("§11.2 batch estimators", () => {
 
 describe("null rewards", () => {
   it("more than maxNullFrac nulls stops with an error naming the context", () => {
-    expect(() => computeAdvantages([[null, null, 1]], { context: "task countdown, checker countdown-expression" })).toThrow(NullRewardError);
+    expect(() =>
+      computeAdvantages([[null, null, 1]], { context: "task countdown, checker countdown-expression" }),
+    ).toThrow(NullRewardError);
     expect(() => computeAdvantages([[null, null, 1]], { context: "checker x" })).toThrow(/checker x/);
     expect(() => computeAdvantages([[null, 0, 1]], {})).not.toThrow();
   });

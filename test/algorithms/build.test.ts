@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  AlgorithmSchema, adaptiveBeta, buildAlgorithm, klPlan, type CompletionNumbers,
+  AlgorithmSchema,
+  adaptiveBeta,
+  buildAlgorithm,
+  klPlan,
+  type CompletionNumbers,
 } from "../../src/algorithms/index.js";
 
 const build = (raw: object, termWeights?: Record<string, number>) =>
@@ -14,10 +18,19 @@ const build = (raw: object, termWeights?: Record<string, number>) =>
 describe("klPlan: where KL goes, decided once (§2.4)", () => {
   it.each([
     [{ beta: 0.04 }, { reference: true, inLoss: true, inReward: false }],
-    [{ beta: 0.04, placement: "reward" }, { reference: true, inLoss: false, inReward: true }],
+    [
+      { beta: 0.04, placement: "reward" },
+      { reference: true, inLoss: false, inReward: true },
+    ],
     [{ beta: 0 }, { reference: false, inLoss: false, inReward: false }],
-    [{ beta: 0, monitorOnly: true }, { reference: true, inLoss: false, inReward: false }],
-    [{ beta: 0.04, placement: "reward", monitorOnly: true }, { reference: true, inLoss: false, inReward: false }],
+    [
+      { beta: 0, monitorOnly: true },
+      { reference: true, inLoss: false, inReward: false },
+    ],
+    [
+      { beta: 0.04, placement: "reward", monitorOnly: true },
+      { reference: true, inLoss: false, inReward: false },
+    ],
   ])("%j", (kl, want) => {
     const plan = klPlan(AlgorithmSchema.parse({ kl }));
     expect(plan).toMatchObject(want);
@@ -38,7 +51,12 @@ describe("the β controller", () => {
   it("reads the token mean over m·s of k1 (KL in the reward) or the loss's estimator, at lp_old", () => {
     // Two tokens trained (the third masked, the second outside the section): Δ = lp_ref − lp_old.
     const c: CompletionNumbers = {
-      reward: 1, terms: {}, mask: [1, 1, 0], oldLogp: [-1, -2, -3], refLogp: [-1.5, -1.8, -9], klMask: [1, 1, 1],
+      reward: 1,
+      terms: {},
+      mask: [1, 1, 0],
+      oldLogp: [-1, -2, -3],
+      refLogp: [-1.5, -1.8, -9],
+      klMask: [1, 1, 1],
     };
     const k1 = (0.5 + -0.2) / 2; // lp_old − lp_ref
     const k3 = (Math.exp(-0.5) + 0.5 - 1 + Math.exp(0.2) - 0.2 - 1) / 2;
@@ -50,8 +68,12 @@ describe("the β controller", () => {
 });
 
 describe("advantages through buildAlgorithm", () => {
-  const c = (reward: number, acc: number, format: number): CompletionNumbers =>
-    ({ reward, terms: { acc, format }, mask: [1], oldLogp: [-1] });
+  const c = (reward: number, acc: number, format: number): CompletionNumbers => ({
+    reward,
+    terms: { acc, format },
+    mask: [1],
+    oldLogp: [-1],
+  });
   const group = [c(1.5, 1, 1), c(0.5, 0, 1), c(0, 0, 0), c(1.5, 1, 1)];
   it("sumThenNormalize: the weighted sum's z-score (§11.3)", () => {
     const a = build({}, { acc: 1, format: 0.5 }).advantages([group], 0).advantages[0]!;
@@ -74,13 +96,20 @@ describe("reward shaping and resampling", () => {
     expect([7, 8, 9, 10, 11].map((length) => a.shapeReward(at(length)).reward)).toEqual([1, 1, 0.5, 0, 0]);
     expect(a.shapeReward(at(9)).terms).toEqual({ acc: 1, overlong: -0.5 });
     expect(a.shapeReward({ reward: null, terms: {}, length: 11, truncated: true }).reward).toBeNull();
-    expect(build({ truncated: "zeroReward", overlong: { enabled: true } }).shapeReward(at(10, true)))
-      .toEqual({ reward: 0, terms: { acc: 0, overlong: 0 }, maskAll: false });
+    expect(build({ truncated: "zeroReward", overlong: { enabled: true } }).shapeReward(at(10, true))).toEqual({
+      reward: 0,
+      terms: { acc: 0, overlong: 0 },
+      maskAll: false,
+    });
     expect(build({ truncated: "mask" }).shapeReward(at(10, true)).maskAll).toBe(true);
     expect(build({ truncated: "mask" }).shapeReward(at(4)).maskAll).toBe(false);
   });
   it("resample asks for batches until `want` informative groups or maxGenBatches; other policies train at once", () => {
-    const rewards = [[1, 1], [0, 1], [0, 0]];
+    const rewards = [
+      [1, 1],
+      [0, 1],
+      [0, 0],
+    ];
     const r = build({ zeroStd: { policy: "resample", maxGenBatches: 3 } });
     const decisions = [1, 2, 3].map((b) => r.nextGeneration(rewards, 2, b));
     expect(decisions).toEqual(["generateMore", "generateMore", "exhausted"]);

@@ -14,9 +14,21 @@ const TRAINER_FIELDS = ["kl.sections", "loss.afterFirstError"];
 
 /** A fixed batch: 3 groups of 4 completions, two reward terms, ragged masks, sampler and reference log-probs. */
 function batch(): CompletionNumbers[][] {
-  const rewards = [[1.5, 0.5, 0, 1.5], [1, 1, 1, 1], [1, 0, null, 0.5]];
-  const acc = [[1, 0, 0, 1], [1, 1, 1, 1], [1, 0, 0, 0]];
-  const fmt = [[1, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 1]];
+  const rewards = [
+    [1.5, 0.5, 0, 1.5],
+    [1, 1, 1, 1],
+    [1, 0, null, 0.5],
+  ];
+  const acc = [
+    [1, 0, 0, 1],
+    [1, 1, 1, 1],
+    [1, 0, 0, 0],
+  ];
+  const fmt = [
+    [1, 1, 0, 1],
+    [0, 0, 0, 0],
+    [0, 0, 0, 1],
+  ];
   return rewards.map((g, gi) =>
     g.map((reward, i) => {
       const L = 2 + ((gi + i) % 3);

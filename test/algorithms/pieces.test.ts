@@ -6,10 +6,26 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { overlongPenalty as rewardsOverlong } from "../../src/rewards/length.js";
 import {
-  PRESETS, advantageOptionsOf, lossOptionsOf, rewardMetrics, advantageMetrics, lengthMetrics, passAtK, isInformative,
-  selectGroups, resampleDecision, isWeights, exgrpoShape, wd1GroupLoss, overlongPenalty, meanOnly, computeAdvantages,
+  PRESETS,
+  advantageOptionsOf,
+  lossOptionsOf,
+  rewardMetrics,
+  advantageMetrics,
+  lengthMetrics,
+  passAtK,
+  isInformative,
+  selectGroups,
+  resampleDecision,
+  isWeights,
+  exgrpoShape,
+  wd1GroupLoss,
+  overlongPenalty,
+  meanOnly,
+  computeAdvantages,
   sumThenNormalize,
-  normalizeThenSum, zScore, policyLoss,
+  normalizeThenSum,
+  zScore,
+  policyLoss,
 } from "../../src/algorithms/index.js";
 import { AlgorithmSchema } from "../../src/trainer/config.js";
 import { PRESETS as TRAINER_PRESETS } from "../../src/trainer/presets.js";
@@ -52,8 +68,16 @@ describe("presets (§10)", () => {
 
 describe("step metrics (§9)", () => {
   it("reward and group metrics", () => {
-    const rewards = [[1, 0, 0, 1], [1, 1, 1, 1], [null, null, 1]];
-    const format = [[1, 1, 0, 1], [1, 1, 1, 1], [null, null, 1]];
+    const rewards = [
+      [1, 0, 0, 1],
+      [1, 1, 1, 1],
+      [null, null, 1],
+    ];
+    const format = [
+      [1, 1, 0, 1],
+      [1, 1, 1, 1],
+      [null, null, 1],
+    ];
     const m = rewardMetrics(rewards, { correct: rewards, terms: { format } });
     expect(m["reward/nullFrac"]).toBeCloseTo(2 / 11, 12);
     expect(m["reward/mean"]).toBeCloseTo(7 / 9, 12);
@@ -71,22 +95,39 @@ describe("step metrics (§9)", () => {
   });
   it("advantage and length metrics", () => {
     expect(advantageMetrics([1, -1, 0.5, -0.5])).toEqual({
-      "adv/mean": 0, "adv/std": Math.sqrt(0.625), "adv/absMean": 0.75, "adv/min": -1, "adv/max": 1,
+      "adv/mean": 0,
+      "adv/std": Math.sqrt(0.625),
+      "adv/absMean": 0.75,
+      "adv/min": -1,
+      "adv/max": 1,
     });
     expect(lengthMetrics([4, 10, 6], ["stop", "length", "stop"])).toEqual({
-      "length/mean": 20 / 3, "length/min": 4, "length/max": 10, "length/terminatedMean": 5,
-      "length/truncatedFrac": 1 / 3, "length/errorFrac": 0,
+      "length/mean": 20 / 3,
+      "length/min": 4,
+      "length/max": 10,
+      "length/terminatedMean": 5,
+      "length/truncatedFrac": 1 / 3,
+      "length/errorFrac": 0,
     });
   });
   it("pass@k, n = 8, c = 2 (§11.5)", () => {
-    close([1, 2, 4, 8].map((k) => passAtK(8, 2, k)), [0.25, 0.464286, 0.785714, 1.0]);
+    close(
+      [1, 2, 4, 8].map((k) => passAtK(8, 2, k)),
+      [0.25, 0.464286, 0.785714, 1.0],
+    );
     expect(passAtK(5, 0, 3)).toBe(0);
     expect(() => passAtK(4, 1, 5)).toThrow(/k <= n/);
   });
 });
 
 describe("zero-std policy (§1.7)", () => {
-  const rewards = [[1, 1, 1], [1, 0, 1], [null, 1, null], [0, 0, 1], [0.5, 0.5, 0.5]];
+  const rewards = [
+    [1, 1, 1],
+    [1, 0, 1],
+    [null, 1, null],
+    [0, 0, 1],
+    [0.5, 0.5, 0.5],
+  ];
   it("informative groups", () => expect(rewards.map(isInformative)).toEqual([false, true, false, true, false]));
   it("keep / drop / resample selections", () => {
     expect(selectGroups(rewards, "keep")).toEqual([0, 1, 2, 3, 4]);
@@ -102,7 +143,10 @@ describe("zero-std policy (§1.7)", () => {
 });
 
 describe("§11.3 multi-term rewards", () => {
-  const terms = [{ values: [[1, 0, 0, 1]], weight: 1 }, { values: [[1, 1, 0, 1]], weight: 0.5 }];
+  const terms = [
+    { values: [[1, 0, 0, 1]], weight: 1 },
+    { values: [[1, 1, 0, 1]], weight: 0.5 },
+  ];
   it("sumThenNormalize", () => {
     const r = sumThenNormalize(terms);
     expect(r).toEqual([[1.5, 0.5, 0, 1.5]]);
@@ -110,9 +154,17 @@ describe("§11.3 multi-term rewards", () => {
   });
   it("normalizeThenSum (GDPO)", () => close(normalizeThenSum(terms)[0]!, [0.825528, -0.455684, -1.195372, 0.825528]));
   it("a null weighted term makes the completion null; a null zero-weight term does not", () => {
-    const summed = sumThenNormalize([{ values: [[1, null]], weight: 1 }, { values: [[1, 1]], weight: 0.5 }]);
+    const summed = sumThenNormalize([
+      { values: [[1, null]], weight: 1 },
+      { values: [[1, 1]], weight: 0.5 },
+    ]);
     expect(summed).toEqual([[1.5, null]]);
-    expect(sumThenNormalize([{ values: [[1, 0]], weight: 1 }, { values: [[null, 1]], weight: 0 }])).toEqual([[1, 0]]);
+    expect(
+      sumThenNormalize([
+        { values: [[1, 0]], weight: 1 },
+        { values: [[null, 1]], weight: 0 },
+      ]),
+    ).toEqual([[1, 0]]);
   });
 });
 
@@ -125,8 +177,14 @@ describe("§11.5 off-policy pieces and small formulas", () => {
     expect(isWeights([0.3], "none")).toEqual([1]);
   });
   it("ExGRPO shaped ratio and mixed group", () => {
-    close([0.5, 1, 2].map((w) => exgrpoShape(w).value), [0.833333, 0.909091, 0.952381]);
-    close([0.5, 1, 2].map((w) => exgrpoShape(w).dLogp), [0.138889, 0.082645, 0.045351]);
+    close(
+      [0.5, 1, 2].map((w) => exgrpoShape(w).value),
+      [0.833333, 0.909091, 0.952381],
+    );
+    close(
+      [0.5, 1, 2].map((w) => exgrpoShape(w).dLogp),
+      [0.138889, 0.082645, 0.045351],
+    );
     close(meanOnly([1, 1, 0, 0]), [0.5, 0.5, -0.5, -0.5]);
   });
   it("wd1 weights and group loss", () => {
@@ -144,7 +202,7 @@ describe("§11.5 off-policy pieces and small formulas", () => {
     const got = [10, 16, 17, 18, 20, 21].map((L) => overlongPenalty(L, { maxLen: 20, cache: 4 }));
     close(got, [0, 0, -0.25, -0.5, -1, -1]);
   });
-  it("the trainer's overlong term equals the standalone \"overlong\" reward checker", () => {
+  it('the trainer\'s overlong term equals the standalone "overlong" reward checker', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 400 }),

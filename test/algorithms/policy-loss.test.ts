@@ -10,10 +10,22 @@ const rel = (got: number, want: number, tol = 1e-5) =>
 
 // §11.4: two completions; sequence 2 has a padded third position.
 const example: PolicyLossInput = {
-  logp: [[-1.0, -0.5, -2.0], [-0.3, -1.2, 0]],
-  oldLogp: [[-1.3, -0.2, -2.0], [-0.6, -0.85, 0]],
-  refLogp: [[-1.2, -0.4, -2.5], [-0.5, -1.0, 0]],
-  mask: [[1, 1, 1], [1, 1, 0]],
+  logp: [
+    [-1.0, -0.5, -2.0],
+    [-0.3, -1.2, 0],
+  ],
+  oldLogp: [
+    [-1.3, -0.2, -2.0],
+    [-0.6, -0.85, 0],
+  ],
+  refLogp: [
+    [-1.2, -0.4, -2.5],
+    [-0.5, -1.0, 0],
+  ],
+  mask: [
+    [1, 1, 1],
+    [1, 1, 0],
+  ],
   advantages: [1.0, -0.5],
 };
 const base: Partial<LossOptions> = { clip: ppoClip(0.2, 0.28), beta: 0.04, estimator: "k3", maxCompletionTokens: 4 };
@@ -36,8 +48,14 @@ describe("§11.4 one loss configuration", () => {
     expect(policyLoss(example, { ...base, beta: 0, aggregation: "tokenMean" }).loss).toBeCloseTo(-0.389178, 6);
     expect(policyLoss(example, { ...base, beta: 0, aggregation: "seqMeanTokenMean" }).loss).toBeCloseTo(-0.234737, 6);
     expect(policyLoss(example, { ...base, clip: { type: "none" } }).loss).toBeCloseTo(-0.257024, 6);
-    expect(policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 1.3), aggregation: "tokenMean" }).loss).toBeCloseTo(-0.392799, 6);
-    expect(policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 3), aggregation: "tokenMean" }).loss).toBeCloseTo(-0.387813, 6);
+    expect(policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 1.3), aggregation: "tokenMean" }).loss).toBeCloseTo(
+      -0.392799,
+      6,
+    );
+    expect(policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 3), aggregation: "tokenMean" }).loss).toBeCloseTo(
+      -0.387813,
+      6,
+    );
   });
   it("metrics", () => {
     const m = policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 3) }).metrics;
@@ -53,7 +71,10 @@ describe("§11.4 one loss configuration", () => {
     expect(m["kl/ref"]).toBeCloseTo(0.034113, 6);
     expect(m["loss/total"]).toBeCloseTo(-0.233466, 6);
     expect(m["loss/policy"]! + m["loss/kl"]!).toBeCloseTo(m["loss/total"]!, 12);
-    expect(policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 1.3) }).metrics["clip/dualFrac"]).toBeCloseTo(0.2, 12);
+    expect(policyLoss(example, { ...base, clip: ppoClip(0.2, 0.28, 1.3) }).metrics["clip/dualFrac"]).toBeCloseTo(
+      0.2,
+      12,
+    );
   });
   it("k3st: the value of k3 with the gradient of k2 (straight-through, so not a finite difference)", () => {
     const b = randomBatch(new Rng(4), 6);
@@ -134,7 +155,11 @@ describe("gradients match finite differences", () => {
         const h = 1e-6;
         batch.logp.forEach((row, i) =>
           row.forEach((_, t) => {
-            const at = (d: number) => policyLoss({ ...batch, logp: batch.logp.map((r, k) => (k === i ? r.map((x, u) => (u === t ? x + d : x)) : r)) }, opts).loss;
+            const at = (d: number) =>
+              policyLoss(
+                { ...batch, logp: batch.logp.map((r, k) => (k === i ? r.map((x, u) => (u === t ? x + d : x)) : r)) },
+                opts,
+              ).loss;
             const fd = (at(h) - at(-h)) / (2 * h);
             // Kinks (clip boundaries) are measure-zero for random inputs; tolerate FD noise only.
             expect(Math.abs(grad[i]![t]! - fd), `row ${i} token ${t}`).toBeLessThan(1e-7);
@@ -152,7 +177,7 @@ describe("gradients match finite differences", () => {
   it("GSPO sequence ratio: value s_i, gradient s_i·∂(−A)/..., matches finite differences of the sg form", () => {
     // With the stop-gradient form the FD of the loss is not the autograd gradient; check the documented rule instead.
     const r = policyLoss(example, { ...base, beta: 0, clip: { type: "none" }, ratio: "sequence" });
-    const s2 = Math.exp(((-0.3 - -0.6) + (-1.2 - -0.85)) / 2);
+    const s2 = Math.exp((-0.3 - -0.6 + (-1.2 - -0.85)) / 2);
     expect(r.grad[1]![0]).toBeCloseTo((0.5 * s2) / 4, 12); // −A·s_2 / (B·L_2), A = −0.5
     expect(r.grad[0]![0]).toBeCloseTo(-1 / 6, 12); // s_1 = 1
   });
@@ -162,7 +187,13 @@ describe("split invariance (§3.1): 8×1 = 1×8 = 2×4 = 3+5", () => {
   for (const aggregation of MODES) {
     it(aggregation, () => {
       const batch = randomBatch(new Rng(5), 8);
-      const opts: Partial<LossOptions> = { aggregation, beta: 0.05, clip: ppoClip(0.2, 0.28), entropyCoef: 0.01, maxCompletionTokens: 8 };
+      const opts: Partial<LossOptions> = {
+        aggregation,
+        beta: 0.05,
+        clip: ppoClip(0.2, 0.28),
+        entropyCoef: 0.01,
+        maxCompletionTokens: 8,
+      };
       const whole = policyLoss(batch, opts);
       const normalizer = lossNormalizer(batch.mask);
       const slice = (a: number, b: number): PolicyLossInput => ({
@@ -174,7 +205,12 @@ describe("split invariance (§3.1): 8×1 = 1×8 = 2×4 = 3+5", () => {
         entropy: batch.entropy!.slice(a, b),
         advantages: (batch.advantages as number[]).slice(a, b),
       });
-      for (const cuts of [[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 8], [0, 4, 8], [0, 3, 8]]) {
+      for (const cuts of [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8],
+        [0, 8],
+        [0, 4, 8],
+        [0, 3, 8],
+      ]) {
         let loss = 0;
         const grad: number[][] = [];
         for (let k = 0; k + 1 < cuts.length; k++) {
@@ -203,7 +239,15 @@ describe("inner iterations", () => {
 describe("input validation", () => {
   it("names the field and the shapes", () => {
     expect(() => policyLoss({ ...example, mask: [[1, 1, 1]] })).toThrow(/mask has 1 rows, logp has 2/);
-    expect(() => policyLoss({ ...example, oldLogp: [[-1, -1], [-1, -1, -1]] })).toThrow(/oldLogp\[0\] has length 2/);
+    expect(() =>
+      policyLoss({
+        ...example,
+        oldLogp: [
+          [-1, -1],
+          [-1, -1, -1],
+        ],
+      }),
+    ).toThrow(/oldLogp\[0\] has length 2/);
     expect(() => policyLoss(example, { aggregation: "constantNorm" })).toThrow(/maxCompletionTokens/);
     expect(() => policyLoss(example, { ratio: "sequence", aggregation: "tokenMean" })).not.toThrow(); // TRL: warns only
     expect(() => policyLoss(example, { clip: ppoClip(0.2, 0.28, 1.1) })).toThrow(/dualClip/);

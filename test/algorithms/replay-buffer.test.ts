@@ -1,11 +1,22 @@
 /** ExGRPO replay buffer (spec §6): collect, retire, buckets, delayed start, selection, state round trip. */
 import { describe, expect, it } from "vitest";
-import { ReplayBuffer, MissingBehaviorLogprobsError, bucketOf, type ReplayRollout } from "../../src/algorithms/replay-buffer.js";
+import {
+  ReplayBuffer,
+  MissingBehaviorLogprobsError,
+  bucketOf,
+  type ReplayRollout,
+} from "../../src/algorithms/replay-buffer.js";
 import { Rng } from "../../src/util/rng.js";
 
 let n = 0;
 const ro = (len = 3, over: Partial<ReplayRollout> = {}): ReplayRollout => ({
-  id: `r${n++}`, completionIds: Array.from({ length: len }, (_, i) => i), behaviorLogprobs: Array.from({ length: len }, () => -1), policyVersion: 1, step: 1, terms: {}, ...over,
+  id: `r${n++}`,
+  completionIds: Array.from({ length: len }, (_, i) => i),
+  behaviorLogprobs: Array.from({ length: len }, () => -1),
+  policyVersion: 1,
+  step: 1,
+  terms: {},
+  ...over,
 });
 const group = (correct: boolean[]) => correct.map((c) => ({ rollout: ro(), correct: c }));
 
@@ -35,8 +46,12 @@ describe("ReplayBuffer", () => {
   it("rejects missing or mismatched behaviour log-probs, naming the rollout and version", () => {
     const b = new ReplayBuffer();
     const wrong = { rollout: ro(), correct: false };
-    expect(() => b.collect("q", [{ rollout: ro(3, { id: "x", behaviorLogprobs: [-1], policyVersion: 7 }), correct: true }, wrong])).toThrow(MissingBehaviorLogprobsError);
-    expect(() => b.collect("q", [{ rollout: ro(3, { id: "x", behaviorLogprobs: undefined as never }), correct: true }, wrong])).toThrow(/rollout x .*missing/);
+    expect(() =>
+      b.collect("q", [{ rollout: ro(3, { id: "x", behaviorLogprobs: [-1], policyVersion: 7 }), correct: true }, wrong]),
+    ).toThrow(MissingBehaviorLogprobsError);
+    expect(() =>
+      b.collect("q", [{ rollout: ro(3, { id: "x", behaviorLogprobs: undefined as never }), correct: true }, wrong]),
+    ).toThrow(/rollout x .*missing/);
   });
   it("starts only after a pass rate above 0.35, then stays on", () => {
     const b = new ReplayBuffer();
@@ -57,7 +72,9 @@ describe("ReplayBuffer", () => {
     expect(picks).toHaveLength(4);
     expect(new Set(picks.map((p) => p.question)).size).toBe(4);
     const e = b.state().entries.find(([q]) => q === picks[0]!.question)![1];
-    const expected = e.rollouts.some((r) => r.id.endsWith("0")) ? e.rollouts.find((r) => r.id.endsWith("0")) : e.rollouts[e.rollouts.length - 1];
+    const expected = e.rollouts.some((r) => r.id.endsWith("0"))
+      ? e.rollouts.find((r) => r.id.endsWith("0"))
+      : e.rollouts[e.rollouts.length - 1];
     expect(picks[0]!.rollout).toBe(expected);
   });
   it("Gaussian weighting favours medium questions (σ small makes it sharp)", () => {

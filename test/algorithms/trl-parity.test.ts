@@ -153,7 +153,13 @@ describe("the fixture's tests can fail", () => {
 
 describe("the options added for TRL", () => {
   it("stdScope batch by hand: [[1, 0], [1, 1]] has σ_B = 0.5; A = ±0.5/(0.5 + 1e-4), zero-std group 0", () => {
-    const a = computeAdvantages([[1, 0], [1, 1]], { type: "zScore", stdScope: "batch" }).advantages;
+    const a = computeAdvantages(
+      [
+        [1, 0],
+        [1, 1],
+      ],
+      { type: "zScore", stdScope: "batch" },
+    ).advantages;
     expectClose(a.flat(), [0.5 / 0.5001, -0.5 / 0.5001, 0, 0], "advantages");
     expect(() => computeAdvantages([[1, 0]], { stdScope: "all" as never })).toThrow(/stdScope/);
   });
@@ -165,7 +171,10 @@ describe("the options added for TRL", () => {
         const batch = computeAdvantages(g, { stdScope: "batch", eps: 0 }).advantages;
         if (g.length === 1) expectClose(batch[0]!, computeAdvantages(g, { eps: 0 }).advantages[0]!, "one group");
         for (const row of batch) expect(Math.abs(row.reduce((x, y) => x + y, 0))).toBeLessThan(1e-9);
-        const scaled = computeAdvantages(g.map((row) => row.map((r) => r * scale)), { stdScope: "batch", eps: 0 });
+        const scaled = computeAdvantages(
+          g.map((row) => row.map((r) => r * scale)),
+          { stdScope: "batch", eps: 0 },
+        );
         expectClose(scaled.advantages.flat(), batch.flat(), "scaled");
       }),
       { seed: 10, numRuns: 200 },
@@ -180,7 +189,12 @@ describe("the options added for TRL", () => {
       const input = (logp: number[][]) => ({ logp, ...fixed });
       const { grad } = policyLoss(input(c.logp), opts);
       const h = 1e-6;
-      for (const [i, t] of [[0, 0], [0, 5], [3, 1], [7, 3]] as const) {
+      for (const [i, t] of [
+        [0, 0],
+        [0, 5],
+        [3, 1],
+        [7, 3],
+      ] as const) {
         const moved = (d: number) => c.logp.map((row, r) => row.map((v, k) => (r === i && k === t ? v + d : v)));
         const at = (d: number) => policyLoss(input(moved(d)), opts).loss;
         expect(Math.abs((at(h) - at(-h)) / (2 * h) - grad[i]![t]!), `${name} [${i}][${t}]`).toBeLessThan(1e-7);

@@ -9,39 +9,61 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  benchLine, bestDecoding, comparativeGate, gainOverBest, heldOutExamples, heldOutHalf, seedsFromEnv, shuffleWithinGroups,
-  sourceHash, splitFromEnv, summarize, withinGroupControl,
+  benchLine,
+  bestDecoding,
+  comparativeGate,
+  gainOverBest,
+  heldOutExamples,
+  heldOutHalf,
+  seedsFromEnv,
+  shuffleWithinGroups,
+  sourceHash,
+  splitFromEnv,
+  summarize,
+  withinGroupControl,
 } from "../../bench/harness/index.js";
 import type { Rollout, RolloutGroup } from "../../src/rollout/types.js";
 import { createArithmeticTask } from "../../src/tasks/arithmetic.js";
 import { Rng } from "../../src/util/index.js";
 
 const rollout = (i: number, reward: number | null, firstErrorEnd?: number): Rollout =>
-  ({ id: `r${i}`, reward, terms: { correct: reward ?? 0, tag: i }, ...(firstErrorEnd !== undefined ? { firstErrorEnd } : {}) }) as unknown as Rollout;
+  ({
+    id: `r${i}`,
+    reward,
+    terms: { correct: reward ?? 0, tag: i },
+    ...(firstErrorEnd !== undefined ? { firstErrorEnd } : {}),
+  }) as unknown as Rollout;
 const group = (rewards: (number | null)[], errs: (number | undefined)[] = []): RolloutGroup =>
   ({ rollouts: rewards.map((r, i) => rollout(i, r, errs[i])) }) as unknown as RolloutGroup;
 
 describe("within-group control", () => {
   it("keeps every group's multiset of rewards, so uniform groups stay uniform", () => {
-    fc.assert(fc.property(
-      fc.array(fc.array(fc.oneof(fc.constantFrom(0, 1, 0.5), fc.constant(null)), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 6 }),
-      fc.nat(),
-      (rewardLists, seed) => {
-        const groups = rewardLists.map((rs) => group(rs));
-        shuffleWithinGroups(groups, new Rng(seed));
-        groups.forEach((g, i) => {
-          const sorted = (xs: (number | null)[]) => [...xs].map(String).sort();
-          expect(sorted(g.rollouts.map((r) => r.reward))).toEqual(sorted(rewardLists[i]!));
-          // terms travel with their reward: the term "correct" always equals the reward it came with
-          g.rollouts.forEach((r) => expect(r.terms.correct).toBe(r.reward ?? 0));
-        });
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.oneof(fc.constantFrom(0, 1, 0.5), fc.constant(null)), { minLength: 1, maxLength: 8 }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        fc.nat(),
+        (rewardLists, seed) => {
+          const groups = rewardLists.map((rs) => group(rs));
+          shuffleWithinGroups(groups, new Rng(seed));
+          groups.forEach((g, i) => {
+            const sorted = (xs: (number | null)[]) => [...xs].map(String).sort();
+            expect(sorted(g.rollouts.map((r) => r.reward))).toEqual(sorted(rewardLists[i]!));
+            // terms travel with their reward: the term "correct" always equals the reward it came with
+            g.rollouts.forEach((r) => expect(r.terms.correct).toBe(r.reward ?? 0));
+          });
+        },
+      ),
+    );
   });
 
   it("really permutes, moves first-error positions with the rewards, and is seeded per step", () => {
     const make = () => [group([1, 0, 0, 1, 0, 1, 1, 0], [undefined, 3, 5, undefined, 7, undefined, undefined, 9])];
-    const a = make(), b = make(), c = make();
+    const a = make(),
+      b = make(),
+      c = make();
     withinGroupControl(7)(a, 1);
     withinGroupControl(7)(b, 1);
     withinGroupControl(7)(c, 2);
@@ -73,15 +95,33 @@ describe("best decoding", () => {
 
 describe("comparative gate", () => {
   it("passes only when RL − control reaches the target on every seed", () => {
-    const ok = comparativeGate([{ seed: 1, rl: 0.15, control: 0.02 }, { seed: 2, rl: 0.12, control: -0.01 }], 0.1);
+    const ok = comparativeGate(
+      [
+        { seed: 1, rl: 0.15, control: 0.02 },
+        { seed: 2, rl: 0.12, control: -0.01 },
+      ],
+      0.1,
+    );
     expect(ok.pass).toBe(true);
     expect(ok.margins.map((x) => +x.toFixed(6))).toEqual([0.13, 0.13]);
-    const bad = comparativeGate([{ seed: 1, rl: 0.15, control: 0.02 }, { seed: 2, rl: 0.12, control: 0.05 }], 0.1);
+    const bad = comparativeGate(
+      [
+        { seed: 1, rl: 0.15, control: 0.02 },
+        { seed: 2, rl: 0.12, control: 0.05 },
+      ],
+      0.1,
+    );
     expect(bad).toMatchObject({ pass: false, failedSeeds: [2] });
   });
   it("a collapsing control cannot carry a weak RL arm: the margin is what counts, per seed", () => {
     // mean margin 0.2 but one seed at 0.05: fails
-    const v = comparativeGate([{ seed: 1, rl: 0.05, control: 0 }, { seed: 2, rl: 0.05, control: -0.3 }], 0.1);
+    const v = comparativeGate(
+      [
+        { seed: 1, rl: 0.05, control: 0 },
+        { seed: 2, rl: 0.05, control: -0.3 },
+      ],
+      0.1,
+    );
     expect(v).toMatchObject({ pass: false, failedSeeds: [1] });
   });
   it("names which of RL and more SFT gained more", () => {
@@ -94,8 +134,17 @@ describe("comparative gate", () => {
     expect(summarize([7]).std).toBe(0);
   });
   it("bench lines carry the peer fields only with a peer", () => {
-    expect(JSON.parse(benchLine("b", "m", 1.23456, "x"))).toEqual({ bench: "b", metric: "m", value: 1.2346, unit: "x" });
-    expect(JSON.parse(benchLine("b", "m", 3, "x", { name: "torch", value: 2 }))).toMatchObject({ peer: "torch", peerValue: 2, ratio: 1.5 });
+    expect(JSON.parse(benchLine("b", "m", 1.23456, "x"))).toEqual({
+      bench: "b",
+      metric: "m",
+      value: 1.2346,
+      unit: "x",
+    });
+    expect(JSON.parse(benchLine("b", "m", 3, "x", { name: "torch", value: 2 }))).toMatchObject({
+      peer: "torch",
+      peerValue: 2,
+      ratio: 1.5,
+    });
   });
 });
 

@@ -16,33 +16,69 @@ describe("slopePerStep", () => {
   it("fits a line by least squares (hand-computed)", () => {
     // steps 0, 10, 20; pass 0.2, 0.3, 0.6: mean step 10, mean pass 0.3667; Sxy = (-10)(-0.1667) + 0 + 10(0.2333) = 4
     // Sxx = 200, slope = 0.02 per step.
-    const curve = [{ step: 0, pass: 0.2 }, { step: 10, pass: 0.3 }, { step: 20, pass: 0.6 }];
+    const curve = [
+      { step: 0, pass: 0.2 },
+      { step: 10, pass: 0.3 },
+      { step: 20, pass: 0.6 },
+    ];
     expect(slopePerStep(curve)).toBeCloseTo(0.02, 12);
   });
 
   it("is exact on a line and ignores the order of points", () => {
-    fc.assert(fc.property(fc.double({ min: -1, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }),
-      fc.integer({ min: 2, max: 12 }), (a, b, n) => {
-        const pts = Array.from({ length: n }, (_, i) => ({ step: 5 * i, pass: b + a * 5 * i })).reverse();
-        expect(slopePerStep(pts)).toBeCloseTo(a, 9);
-      }));
+    fc.assert(
+      fc.property(
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 2, max: 12 }),
+        (a, b, n) => {
+          const pts = Array.from({ length: n }, (_, i) => ({ step: 5 * i, pass: b + a * 5 * i })).reverse();
+          expect(slopePerStep(pts)).toBeCloseTo(a, 9);
+        },
+      ),
+    );
   });
 
   it("is 0 on a flat curve and negative on a falling one", () => {
-    expect(slopePerStep([{ step: 0, pass: 0.4 }, { step: 4, pass: 0.4 }])).toBe(0);
-    expect(slopePerStep([{ step: 0, pass: 0.5 }, { step: 4, pass: 0.3 }])).toBeCloseTo(-0.05, 12);
+    expect(
+      slopePerStep([
+        { step: 0, pass: 0.4 },
+        { step: 4, pass: 0.4 },
+      ]),
+    ).toBe(0);
+    expect(
+      slopePerStep([
+        { step: 0, pass: 0.5 },
+        { step: 4, pass: 0.3 },
+      ]),
+    ).toBeCloseTo(-0.05, 12);
   });
 
   it("refuses curves it cannot fit", () => {
     expect(() => slopePerStep([{ step: 0, pass: 0.1 }])).toThrow(/at least 2/);
-    expect(() => slopePerStep([{ step: 3, pass: 0.1 }, { step: 3, pass: 0.2 }])).toThrow(/same step/);
-    expect(() => slopePerStep([{ step: 0, pass: NaN }, { step: 3, pass: 0.2 }])).toThrow(/finite/);
+    expect(() =>
+      slopePerStep([
+        { step: 3, pass: 0.1 },
+        { step: 3, pass: 0.2 },
+      ]),
+    ).toThrow(/same step/);
+    expect(() =>
+      slopePerStep([
+        { step: 0, pass: NaN },
+        { step: 3, pass: 0.2 },
+      ]),
+    ).toThrow(/finite/);
   });
 });
 
 describe("totalGain", () => {
   it("is last minus first by step, whatever the order", () => {
-    expect(totalGain([{ step: 20, pass: 0.5 }, { step: 0, pass: 0.2 }, { step: 10, pass: 0.9 }])).toBeCloseTo(0.3, 12);
+    expect(
+      totalGain([
+        { step: 20, pass: 0.5 },
+        { step: 0, pass: 0.2 },
+        { step: 10, pass: 0.9 },
+      ]),
+    ).toBeCloseTo(0.3, 12);
     expect(() => totalGain([])).toThrow(/empty/);
   });
 });
@@ -93,7 +129,12 @@ describe("learningParity", () => {
 
 describe("formatCurve", () => {
   it("prints step:pass pairs", () => {
-    expect(formatCurve([{ step: 0, pass: 0.25 }, { step: 10, pass: 1 / 3 }])).toBe("0:0.25 10:0.33");
+    expect(
+      formatCurve([
+        { step: 0, pass: 0.25 },
+        { step: 10, pass: 1 / 3 },
+      ]),
+    ).toBe("0:0.25 10:0.33");
   });
 });
 
@@ -109,8 +150,12 @@ describe("the TRL side's scorer", () => {
     const ex = task.generate("train", 1, 0)[0]! as Example<{ answer: string }>;
     const wrong = String(Number(ex.gold.answer) + 1);
     const byPrompt = new Map([[ex.prompt, ex as Example]]);
-    const out = await scoreBatch(task, byPrompt, [ex.prompt, ex.prompt, ex.prompt],
-      [`\\boxed{${ex.gold.answer}}`, `\\boxed{${wrong}}`, `\\boxed{${ex.gold.answer}} and more`]);
+    const out = await scoreBatch(
+      task,
+      byPrompt,
+      [ex.prompt, ex.prompt, ex.prompt],
+      [`\\boxed{${ex.gold.answer}}`, `\\boxed{${wrong}}`, `\\boxed{${ex.gold.answer}} and more`],
+    );
     expect(out).toEqual([1.2, 0.2, 1.2]);
     await expect(scoreBatch(task, byPrompt, ["nope"], ["x"])).rejects.toThrow(/not a train prompt/);
   });
@@ -144,22 +189,41 @@ describe("the rlvr side's settings from TRL's options", () => {
   const resolved = (options: Parameters<typeof rlvrSettingsFor>[0]) => {
     const m = rlvrSettingsFor(options);
     return resolveConfig({
-      name: "x", preset: "grpo", model: { type: "checkpoint", path: "unused" }, task: { name: "addition" },
-      algorithm: m.algorithm, train: { innerIterations: m.innerIterations },
+      name: "x",
+      preset: "grpo",
+      model: { type: "checkpoint", path: "unused" },
+      task: { name: "addition" },
+      algorithm: m.algorithm,
+      train: { innerIterations: m.innerIterations },
     });
   };
 
   it("writes out bench:trl's options field by field (not the preset's defaults)", () => {
-    const c = resolved({ loss_type: "grpo", scale_rewards: "group", beta: 0.04, use_bias_correction_kl: false, epsilon: 0.2 });
+    const c = resolved({
+      loss_type: "grpo",
+      scale_rewards: "group",
+      beta: 0.04,
+      use_bias_correction_kl: false,
+      epsilon: 0.2,
+    });
     expect(c.algorithm.advantage).toMatchObject({ type: "zScore", std: "sample", eps: 1e-4, stdScope: "group" });
-    expect(c.algorithm.policy).toEqual({ ratio: "token", clip: { type: "ppo", epsLow: 0.2, epsHigh: 0.2, dualClip: null } });
+    expect(c.algorithm.policy).toEqual({
+      ratio: "token",
+      clip: { type: "ppo", epsLow: 0.2, epsHigh: 0.2, dualClip: null },
+    });
     expect(c.algorithm.kl).toMatchObject({ beta: 0.04, estimator: "k3", importanceWeight: false });
     expect(c.algorithm.loss.aggregation).toBe("seqMeanTokenMean");
     expect(c.train.innerIterations).toBe(1);
   });
 
   it("follows a change of each option", () => {
-    const c = resolved({ loss_type: "dapo", scale_rewards: "batch", beta: 0.1, use_bias_correction_kl: true, epsilon: 0.3 });
+    const c = resolved({
+      loss_type: "dapo",
+      scale_rewards: "batch",
+      beta: 0.1,
+      use_bias_correction_kl: true,
+      epsilon: 0.3,
+    });
     expect(c.algorithm.advantage).toMatchObject({ type: "zScore", stdScope: "batch" });
     expect(c.algorithm.policy.clip).toMatchObject({ epsLow: 0.3, epsHigh: 0.3 });
     expect(c.algorithm.kl).toMatchObject({ beta: 0.1, importanceWeight: true });

@@ -30,7 +30,29 @@ const gold = { case: "racingLine", track: "circle" as const, baselineRmse: 0.05,
 
 const dictish = fc.oneof(
   fc.string({ maxLength: 300 }),
-  fc.array(fc.constantFrom("{", "}", ":", ",", '"qv"', "'qn'", "1e9", "-", ".", "NaN", " ", "new_mpc_params =", "<answer>", "</answer>", "\\", "\n"), { maxLength: 60 }).map((a) => a.join("")),
+  fc
+    .array(
+      fc.constantFrom(
+        "{",
+        "}",
+        ":",
+        ",",
+        '"qv"',
+        "'qn'",
+        "1e9",
+        "-",
+        ".",
+        "NaN",
+        " ",
+        "new_mpc_params =",
+        "<answer>",
+        "</answer>",
+        "\\",
+        "\n",
+      ),
+      { maxLength: 60 },
+    )
+    .map((a) => a.join("")),
   fc.string({ maxLength: 60 }).map((s) => `<answer>new_mpc_params = {"qv": ${s}}</answer>`),
 );
 
@@ -48,10 +70,14 @@ describe("hostile completions", () => {
   });
   it("a dict that fails to parse or validate always earns −4, whatever surrounds it", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom('{"qv": NaN}', '{"qv": 1e9}', '{"qv": 1, "qv": 2}', '{"qv": 1', "{qv: 1}"), (noise, bad) => {
-        const r = drivingTerm(`<reasoning>${noise}</reasoning><answer>new_mpc_params = ${bad}</answer>`, gold, opts);
-        expect(r.score).toBe(-4);
-      }),
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.constantFrom('{"qv": NaN}', '{"qv": 1e9}', '{"qv": 1, "qv": 2}', '{"qv": 1', "{qv: 1}"),
+        (noise, bad) => {
+          const r = drivingTerm(`<reasoning>${noise}</reasoning><answer>new_mpc_params = ${bad}</answer>`, gold, opts);
+          expect(r.score).toBe(-4);
+        },
+      ),
       { numRuns: 30, seed: 12 },
     );
   });

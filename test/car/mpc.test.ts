@@ -18,7 +18,14 @@ function rollout(du: Float64Array): Float64Array {
   out.set([x0.s, x0.n, x0.alpha, x0.v, x0.delta, 0.06]);
   const next = new Float64Array(6);
   for (let k = 0; k < N; k++) {
-    modelStep(track, out.subarray(k * 6, k * 6 + 6), qp.ub[2 * k]! + du[2 * k]!, qp.ub[2 * k + 1]! + du[2 * k + 1]!, cfg.dt, next);
+    modelStep(
+      track,
+      out.subarray(k * 6, k * 6 + 6),
+      qp.ub[2 * k]! + du[2 * k]!,
+      qp.ub[2 * k + 1]! + du[2 * k + 1]!,
+      cfg.dt,
+      next,
+    );
     out.set(next, (k + 1) * 6);
   }
   return out;

@@ -3,21 +3,31 @@ import { describe, expect, it } from "vitest";
 import { namesScore, parseDictLiteral, readParams, validateParams } from "../../src/rewards/car/params.js";
 import { DEFAULT_PARAMS } from "../../src/rewards/car/mpc.js";
 
-const wrap = (dict: string, reasoning = "r") => `<reasoning>${reasoning}</reasoning><answer>new_mpc_params = ${dict}</answer>`;
+const wrap = (dict: string, reasoning = "r") =>
+  `<reasoning>${reasoning}</reasoning><answer>new_mpc_params = ${dict}</answer>`;
 
 describe("parseDictLiteral", () => {
   it.each([
     ['{"qv": 1}', [["qv", 1]]],
-    ["{'qn': -2.5e1, 'qalpha': .5,}", [["qn", -25], ["qalpha", 0.5]]],
+    [
+      "{'qn': -2.5e1, 'qalpha': .5,}",
+      [
+        ["qn", -25],
+        ["qalpha", 0.5],
+      ],
+    ],
     ['{ "a_max" : +3. }', [["a_max", 3]]],
     ["{}", []],
   ])("parses %s", (text, pairs) => {
     const r = parseDictLiteral(text, 0);
     expect("pairs" in r && r.pairs.map(([k, v]) => [k, v.value])).toEqual(pairs);
   });
-  it.each(['{"qv" 1}', '{"qv": 1', "{qv: 1}", '{"qv": 1 2}', '{"qv": }', '{"qv": [1]}', '{"qv": __import__("os")}'])("rejects %s", (text) => {
-    expect("error" in parseDictLiteral(text, 0)).toBe(true);
-  });
+  it.each(['{"qv" 1}', '{"qv": 1', "{qv: 1}", '{"qv": 1 2}', '{"qv": }', '{"qv": [1]}', '{"qv": __import__("os")}'])(
+    "rejects %s",
+    (text) => {
+      expect("error" in parseDictLiteral(text, 0)).toBe(true);
+    },
+  );
   it("keeps words and strings as non-numbers", () => {
     const r = parseDictLiteral('{"qv": NaN, "qn": "fast", "qac": Infinity}', 0);
     expect("pairs" in r && r.pairs.map(([, v]) => v.kind)).toEqual(["word", "string", "word"]);
@@ -69,10 +79,17 @@ describe("validateParams", () => {
     const v = validateParams(vals('{"qn": 50, "banana": 3}'), "reject");
     expect(v).toEqual({ ok: true, params: { ...DEFAULT_PARAMS, qn: 50 }, clamped: [] });
   });
-  it.each(['{"a_max": 1e9}', '{"v_max": 1e6}', '{"qv": NaN}', '{"qv": "fast"}', '{"qv": Infinity}', '{"qv": 1e999}', '{"qv": -1}', '{"v_min": 5, "v_max": 4}', '{"v_max": 1}'])(
-    "§11.5 #3: rejects %s",
-    (text) => expect(validateParams(vals(text), "reject").ok).toBe(false),
-  );
+  it.each([
+    '{"a_max": 1e9}',
+    '{"v_max": 1e6}',
+    '{"qv": NaN}',
+    '{"qv": "fast"}',
+    '{"qv": Infinity}',
+    '{"qv": 1e999}',
+    '{"qv": -1}',
+    '{"v_min": 5, "v_max": 4}',
+    '{"v_max": 1}',
+  ])("§11.5 #3: rejects %s", (text) => expect(validateParams(vals(text), "reject").ok).toBe(false));
   it("clamp mode clamps finite out-of-range numbers but still rejects non-numbers", () => {
     const v = validateParams(vals('{"a_max": 1e9}'), "clamp");
     expect(v.ok && v.params.a_max).toBe(20);
@@ -80,6 +97,8 @@ describe("validateParams", () => {
     expect(validateParams(vals('{"qv": NaN}'), "clamp").ok).toBe(false);
   });
   it("two answer blocks grade nothing (G3, G5: no hedging)", () => {
-    expect(readParams('<answer>new_mpc_params = {"qn": 3}</answer><answer>new_mpc_params = {"qn": 9}</answer>').extracted).toBe(false);
+    expect(
+      readParams('<answer>new_mpc_params = {"qn": 3}</answer><answer>new_mpc_params = {"qn": 9}</answer>').extracted,
+    ).toBe(false);
   });
 });

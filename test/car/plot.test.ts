@@ -40,7 +40,16 @@ describe("car plot", () => {
   it("rlvr car-plot writes an SVG of default and tuned runs from a params file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "car-plot-"));
     writeFileSync(join(dir, "p.json"), JSON.stringify({ qn: 100, qalpha: 2.5, qddelta: 0.025, qv: 20 }));
-    const r = await runCli(["--out", join(dir, "lap.svg"), "--track", "circle", "--case", "racingLine", "--params", join(dir, "p.json")]);
+    const r = await runCli([
+      "--out",
+      join(dir, "lap.svg"),
+      "--track",
+      "circle",
+      "--case",
+      "racingLine",
+      "--params",
+      join(dir, "p.json"),
+    ]);
     expect(r.code).toBeUndefined();
     expect(r.out).toMatch(/default: RMSE [\d.]+/);
     expect(r.out).toMatch(/improvement 0\.\d+/);

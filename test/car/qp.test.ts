@@ -5,9 +5,22 @@ import { Rng } from "../../src/util/rng.js";
 
 const f64 = (xs: number[]) => Float64Array.from(xs);
 
-function problem(P: number[][], q: number[], A: number[][], l: number[], u: number[], soft?: [number[], number[]]): QpProblem {
+function problem(
+  P: number[][],
+  q: number[],
+  A: number[][],
+  l: number[],
+  u: number[],
+  soft?: [number[], number[]],
+): QpProblem {
   return {
-    n: q.length, m: l.length, P: f64(P.flat()), q: f64(q), A: f64(A.flat()), l: f64(l), u: f64(u),
+    n: q.length,
+    m: l.length,
+    P: f64(P.flat()),
+    q: f64(q),
+    A: f64(A.flat()),
+    l: f64(l),
+    u: f64(u),
     ...(soft ? { softLin: f64(soft[0]), softQuad: f64(soft[1]) } : {}),
   };
 }
@@ -22,7 +35,8 @@ describe("cholesky", () => {
     expect(cholesky(L, 3)).toBe(true);
     const b = f64([2, 3, 4]);
     cholSolve(L, 3, b);
-    for (let i = 0; i < 3; i++) expect(M[i * 3]! * b[0]! + M[i * 3 + 1]! * b[1]! + M[i * 3 + 2]! * b[2]!).toBeCloseTo([2, 3, 4][i]!, 12);
+    for (let i = 0; i < 3; i++)
+      expect(M[i * 3]! * b[0]! + M[i * 3 + 1]! * b[1]! + M[i * 3 + 2]! * b[2]!).toBeCloseTo([2, 3, 4][i]!, 12);
   });
   it("reports an indefinite matrix", () => expect(cholesky(f64([1, 2, 2, 1]), 2)).toBe(false));
 });
@@ -40,18 +54,60 @@ describe("proxRow", () => {
 
 describe("solveQp", () => {
   it("unconstrained minimum x = −P⁻¹q", () => {
-    const s = solveQp(problem([[2, 0], [0, 4]], [-2, -8], [[1, 0], [0, 1]], [-100, -100], [100, 100]), TIGHT);
+    const s = solveQp(
+      problem(
+        [
+          [2, 0],
+          [0, 4],
+        ],
+        [-2, -8],
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        [-100, -100],
+        [100, 100],
+      ),
+      TIGHT,
+    );
     expect(s.status).toBe("solved");
     expect(s.x[0]).toBeCloseTo(1, 6);
     expect(s.x[1]).toBeCloseTo(2, 6);
   });
   it("active box bound", () => {
-    const s = solveQp(problem([[2, 0], [0, 4]], [-2, -8], [[1, 0], [0, 1]], [-100, -100], [0.5, 100]), TIGHT);
+    const s = solveQp(
+      problem(
+        [
+          [2, 0],
+          [0, 4],
+        ],
+        [-2, -8],
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        [-100, -100],
+        [0.5, 100],
+      ),
+      TIGHT,
+    );
     expect(s.x[0]).toBeCloseTo(0.5, 6);
     expect(s.x[1]).toBeCloseTo(2, 6);
   });
   it("general row: min ½‖x‖² s.t. x1 + x2 ≥ 2 → (1, 1), dual −1", () => {
-    const s = solveQp(problem([[1, 0], [0, 1]], [0, 0], [[1, 1]], [2], [Infinity]), TIGHT);
+    const s = solveQp(
+      problem(
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        [0, 0],
+        [[1, 1]],
+        [2],
+        [Infinity],
+      ),
+      TIGHT,
+    );
     expect(s.x[0]).toBeCloseTo(1, 6);
     expect(s.x[1]).toBeCloseTo(1, 6);
     expect(s.y[0]).toBeCloseTo(-1, 5);
@@ -66,7 +122,9 @@ describe("solveQp", () => {
       const n = 3;
       const m = 4;
       const R = Array.from({ length: n }, () => Array.from({ length: n }, () => rng.normal()));
-      const P = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => R.reduce((a, r) => a + r[i]! * r[j]!, 0) + (i === j ? 0.5 : 0)));
+      const P = Array.from({ length: n }, (_, i) =>
+        Array.from({ length: n }, (_, j) => R.reduce((a, r) => a + r[i]! * r[j]!, 0) + (i === j ? 0.5 : 0)),
+      );
       const q = Array.from({ length: n }, () => 3 * rng.normal());
       const A = Array.from({ length: m }, () => Array.from({ length: n }, () => rng.normal()));
       const l = Array.from({ length: m }, () => -0.5 - rng.random());
@@ -77,7 +135,19 @@ describe("solveQp", () => {
     }
   });
   it("is deterministic", () => {
-    const p = problem([[2, 1], [1, 3]], [1, -1], [[1, 1], [1, -1]], [-1, -1], [1, 0.2]);
+    const p = problem(
+      [
+        [2, 1],
+        [1, 3],
+      ],
+      [1, -1],
+      [
+        [1, 1],
+        [1, -1],
+      ],
+      [-1, -1],
+      [1, 0.2],
+    );
     expect(Array.from(solveQp(p).x)).toEqual(Array.from(solveQp(p).x));
   });
 });
@@ -90,7 +160,8 @@ function enumerate(P: number[][], q: number[], A: number[][], l: number[], u: nu
   let bestObj = Infinity;
   for (let code = 0; code < 3 ** m; code++) {
     const active: [number, number][] = [];
-    for (let r = 0, c = code; r < m; r++, c = Math.floor(c / 3)) if (c % 3) active.push([r, c % 3 === 1 ? l[r]! : u[r]!]);
+    for (let r = 0, c = code; r < m; r++, c = Math.floor(c / 3))
+      if (c % 3) active.push([r, c % 3 === 1 ? l[r]! : u[r]!]);
     const k = active.length;
     const N = n + k;
     const M = Array.from({ length: N }, () => new Array<number>(N + 1).fill(0));

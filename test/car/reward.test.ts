@@ -14,7 +14,8 @@ import { goldParams } from "../../src/tasks/mpc-car.js";
 
 const opts = carRewardOptions.parse({});
 const circle = (c: string): CarGold => ({ case: c, track: "circle" });
-const drive = (completion: string, gold: CarGold = circle("racingLine"), o = opts) => drivingTerm(completion, gold, o).score;
+const drive = (completion: string, gold: CarGold = circle("racingLine"), o = opts) =>
+  drivingTerm(completion, gold, o).score;
 const dict = (text: string) => `<reasoning>r</reasoning><answer>new_mpc_params = ${text}</answer>`;
 const score = async (name: string, completion: string, gold: CarGold = circle("racingLine"), options = {}) =>
   (await rewards.score(name, { completion, gold }, options)).score;
@@ -33,7 +34,11 @@ describe("driving term", () => {
     expect(await score("mpc-car-names", dict('{"q": 1, "a": 2}'))).toBe(0);
   });
   it("the tuned racing-line gold improves the racing-line RMSE on the circle", () => {
-    const r = drivingTerm(carCompletion("tight", goldParams({ kind: "racingLine" }, "circle")), circle("racingLine"), opts);
+    const r = drivingTerm(
+      carCompletion("tight", goldParams({ kind: "racingLine" }, "circle")),
+      circle("racingLine"),
+      opts,
+    );
     expect(r.score).toBeGreaterThan(0.3);
     expect((r.info as { rmse: number }).rmse).toBeLessThan((r.info as { baseline: number }).baseline);
   });
@@ -107,11 +112,18 @@ describe("format, extraction, names, improved", () => {
   it("format is the mean over reasoning and answer of exactly one open and one close tag", async () => {
     expect(await score("mpc-car-format", dict("{}"))).toBe(1);
     expect(await score("mpc-car-format", "<answer>x</answer>")).toBe(0.5);
-    expect(await score("mpc-car-format", "<reasoning>a</reasoning><reasoning>b</reasoning><answer>x</answer><answer>y</answer>")).toBe(0);
+    expect(
+      await score(
+        "mpc-car-format",
+        "<reasoning>a</reasoning><reasoning>b</reasoning><answer>x</answer><answer>y</answer>",
+      ),
+    ).toBe(0);
   });
   it("names: aliases earn half; the robotxR1 preset restores substring credit and names = 1 for {}", async () => {
     expect(await score("mpc-car-names", dict('{"q_n": 50, "qalpha": 3}'))).toBe(0.75);
-    expect(await score("mpc-car-names", dict('{"q": 1, "a": 2}'), circle("racingLine"), { preset: "robotxR1" })).toBe(0.5);
+    expect(await score("mpc-car-names", dict('{"q": 1, "a": 2}'), circle("racingLine"), { preset: "robotxR1" })).toBe(
+      0.5,
+    );
     expect(await score("mpc-car-names", dict("{}"), circle("racingLine"), { preset: "robotxR1" })).toBe(1);
   });
   it("improved is 1 only when the parameters beat the defaults", async () => {

@@ -29,13 +29,26 @@ describe("mpc-car task", () => {
     const ex = task.generate("train", 240, 1);
     const kinds = new Set(ex.map((e) => parseCase(e.gold.case)!.kind));
     expect([...kinds].sort()).toEqual(["centerline", "racingLine", "refVelocity", "reverse", "smooth"]);
-    for (const name of ["qv", "qn", "qalpha", "qac", "qddelta", "alat_max", "a_min", "a_max", "v_min", "v_max", "track_safety_margin"]) {
+    for (const name of [
+      "qv",
+      "qn",
+      "qalpha",
+      "qac",
+      "qddelta",
+      "alat_max",
+      "a_min",
+      "a_max",
+      "v_min",
+      "v_max",
+      "track_safety_margin",
+    ]) {
       expect(ex[0]!.prompt).toContain(`- ${name}:`);
     }
   });
   it("the committed baselines are what this simulator computes (else bump SIM_VERSION and rerun tune-car)", () => {
     expect(GOLD_SIM_VERSION).toBe(SIM_VERSION);
-    for (const [caseText, tuned] of Object.entries(CAR_GOLD.circle)) expect(baselineRmse(parseCase(caseText)!, "circle"), caseText).toBe(tuned.baseline);
+    for (const [caseText, tuned] of Object.entries(CAR_GOLD.circle))
+      expect(baselineRmse(parseCase(caseText)!, "circle"), caseText).toBe(tuned.baseline);
   });
   it("rejects bad options and splits with errors naming the field", () => {
     expect(() => mpcCarOptions.parse({ trainTrack: "F", testTrack: "F" })).toThrow(/testTrack/);

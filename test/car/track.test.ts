@@ -8,7 +8,10 @@ describe("PeriodicSpline", () => {
   it("interpolates sin(t) on a periodic grid with its derivatives", () => {
     const M = 64;
     const h = (2 * Math.PI) / M;
-    const sp = new PeriodicSpline(Array.from({ length: M }, (_, i) => Math.sin(i * h)), h);
+    const sp = new PeriodicSpline(
+      Array.from({ length: M }, (_, i) => Math.sin(i * h)),
+      h,
+    );
     for (const t of [0.1, 1.234, 3, 5.9, -0.5, 7]) {
       const [v, d1, d2] = sp.eval(t);
       expect(v).toBeCloseTo(Math.sin(t), 5);
@@ -55,7 +58,8 @@ describe("tracks", () => {
     vi.resetModules();
     const fresh = (await import("../../src/rewards/car/track.js")) as typeof import("../../src/rewards/car/track.js");
     for (const name of ["circle", "F"] as const) {
-      const a = getTrack(name), b = fresh.getTrack(name);
+      const a = getTrack(name),
+        b = fresh.getTrack(name);
       expect(b).not.toBe(a);
       expect(b).toEqual(a);
     }

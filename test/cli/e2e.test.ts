@@ -12,7 +12,9 @@ import { RunDir } from "../../src/trainer/run-dir.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rlvr-e2e-"));
 const RECIPE = join(dir, "tiny.yaml");
-writeFileSync(RECIPE, `
+writeFileSync(
+  RECIPE,
+  `
 name: tiny
 outDir: ${join(dir, "runs")}
 seed: 1
@@ -24,7 +26,8 @@ train: { steps: 20, promptsPerStep: 8, groupSize: 8, maxCompletionTokens: 14, lr
 eval: { every: 0, examples: 20 }
 checkpoint: { every: 0, keepBest: false }
 log: { progress: false }
-`);
+`,
+);
 
 async function cli(...args: string[]): Promise<string> {
   const out: string[] = [];
@@ -52,7 +55,14 @@ describe("rlvr end to end", () => {
     const first = r.slice(0, k).reduce((a, b) => a + b, 0) / k;
     const last = r.slice(-k).reduce((a, b) => a + b, 0) / k;
     expect(last).toBeGreaterThan(first + 0.05);
-    for (const f of ["config.json", "metrics.jsonl", "samples.jsonl", "eval.jsonl", "plot.svg", "checkpoints/start/model.safetensors"]) {
+    for (const f of [
+      "config.json",
+      "metrics.jsonl",
+      "samples.jsonl",
+      "eval.jsonl",
+      "plot.svg",
+      "checkpoints/start/model.safetensors",
+    ]) {
       expect(existsSync(join(run.root, f)), f).toBe(true);
     }
     expect(readFileSync(join(run.root, "plot.svg"), "utf8")).toContain("<polyline");

@@ -19,16 +19,19 @@ import { ConfigError } from "../../src/util/index.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "rlvr-hostile-recipe-"));
 const RECIPE = join(dir, "tiny.yaml");
-writeFileSync(RECIPE, [
-  "name: tiny",
-  `outDir: ${join(dir, "runs")}`,
-  "model: { type: new, dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 40 }",
-  "task: { name: addition, options: { maxDigits: 1 }, trainExamples: 20, testExamples: 4 }",
-  "train: { steps: 1, promptsPerStep: 2, groupSize: 2, maxCompletionTokens: 6 }",
-  "eval: { every: 0, examples: 2, atStart: false }",
-  "checkpoint: { keepBest: false }",
-  "log: { progress: false }",
-].join("\n"));
+writeFileSync(
+  RECIPE,
+  [
+    "name: tiny",
+    `outDir: ${join(dir, "runs")}`,
+    "model: { type: new, dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 40 }",
+    "task: { name: addition, options: { maxDigits: 1 }, trainExamples: 20, testExamples: 4 }",
+    "train: { steps: 1, promptsPerStep: 2, groupSize: 2, maxCompletionTokens: 6 }",
+    "eval: { every: 0, examples: 2, atStart: false }",
+    "checkpoint: { keepBest: false }",
+    "log: { progress: false }",
+  ].join("\n"),
+);
 writeFileSync(join(dir, "a-file"), "not a folder");
 mkdirSync(join(dir, "runs-ckfile", "tiny"), { recursive: true });
 writeFileSync(join(dir, "runs-ckfile", "tiny", "checkpoints"), "a file where the checkpoints folder goes");
@@ -57,24 +60,43 @@ const CLASSES: Record<string, Array<[string[], RegExp]>> = {
   memory: [
     [set("train.groupSize=100000000"), /train\.groupSize: the recipe needs about .* more than the limit of .*KV cache/],
     [set("train.promptsPerStep=100000000"), /train\.promptsPerStep: the recipe needs about/],
-    [set("model.dModel=1000000"), /model\.dModel: the recipe needs about .* parameters, gradients and optimizer moments/],
+    [
+      set("model.dModel=1000000"),
+      /model\.dModel: the recipe needs about .* parameters, gradients and optimizer moments/,
+    ],
     [set("model.nLayers=1000000"), /model\.nLayers: the recipe needs about/],
-    [set("task.trainExamples=10000000000"), /task\.trainExamples: the recipe needs about .* of JS heap, more than the limit .*V8 heap limit/],
-    [set("algorithm.zeroStd.policy=resample", "algorithm.zeroStd.maxGenBatches=100000000"), /algorithm\.zeroStd\.maxGenBatches: the recipe needs about .* JS heap/],
+    [
+      set("task.trainExamples=10000000000"),
+      /task\.trainExamples: the recipe needs about .* of JS heap, more than the limit .*V8 heap limit/,
+    ],
+    [
+      set("algorithm.zeroStd.policy=resample", "algorithm.zeroStd.maxGenBatches=100000000"),
+      /algorithm\.zeroStd\.maxGenBatches: the recipe needs about .* JS heap/,
+    ],
   ],
   runFolder: [
     [train("--out-dir", join(dir, "a-file")), /cannot create the run folder .*a-file\/tiny: ENOTDIR/],
     [train("--out-dir", join(dir, "a-file", "below")), /cannot create the run folder .*ENOTDIR/],
     [train("--name", "x".repeat(300)), /cannot create the run folder .*ENAMETOOLONG/],
-    [train("--out-dir", join(dir, "runs-ckfile")), /cannot (create|use) the run folder .*runs-ckfile\/tiny: (ENOTDIR|EEXIST)/],
-    [train("--out-dir", "/proc/rlvr-no-such-folder"), /cannot create the run folder \/proc\/rlvr-no-such-folder\/tiny: (ENOENT|EACCES|EROFS)/],
+    [
+      train("--out-dir", join(dir, "runs-ckfile")),
+      /cannot (create|use) the run folder .*runs-ckfile\/tiny: (ENOTDIR|EEXIST)/,
+    ],
+    [
+      train("--out-dir", "/proc/rlvr-no-such-folder"),
+      /cannot create the run folder \/proc\/rlvr-no-such-folder\/tiny: (ENOENT|EACCES|EROFS)/,
+    ],
   ],
 };
 
 function runMany(lines: string[][]): { reports: RunReport[]; prototypeKeys: string[] } {
   const file = join(dir, `lines-${Object.keys(CLASSES).length}-${lines.length}.json`);
   writeFileSync(file, JSON.stringify(lines));
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-many.ts"), file], { cwd: ROOT, encoding: "utf8", timeout: 240_000 });
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-many.ts"), file], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 240_000,
+  });
   expect(r.signal, `runner killed (a V8 abort is SIGABRT): ${r.stderr.slice(-2000)}`).toBeNull();
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout.trim().split("\n").pop()!);
@@ -84,22 +106,32 @@ describe("hostile train command lines", () => {
   let reports: RunReport[] = [];
   let prototypeKeys: string[] = [];
   beforeAll(() => {
-    ({ reports, prototypeKeys } = runMany([...Object.values(CLASSES).flat().map(([argv]) => argv), train()]));
+    ({ reports, prototypeKeys } = runMany([
+      ...Object.values(CLASSES)
+        .flat()
+        .map(([argv]) => argv),
+      train(),
+    ]));
   }, 300_000);
 
-  it.each(Object.keys(CLASSES))("%s: every variant is one rlvr: error naming the field or folder, exit status 1", (cls) => {
-    const first = Object.keys(CLASSES).slice(0, Object.keys(CLASSES).indexOf(cls)).reduce((n, k) => n + CLASSES[k]!.length, 0);
-    expect(CLASSES[cls]!.length).toBeGreaterThanOrEqual(5);
-    CLASSES[cls]!.forEach(([argv, pattern], i) => {
-      const r = reports[first + i]!;
-      expect(r.argv).toEqual(argv);
-      expect(r.escaped, `${argv.join(" ")} escaped`).toBeUndefined();
-      expect(r.exitCode, `${argv.join(" ")}: ${r.stderr}`).toBe(1);
-      expect(r.stderr).toMatch(/^rlvr: /);
-      expect(r.stderr).not.toMatch(/\n\s+at /);
-      expect(r.stderr, argv.join(" ")).toMatch(pattern);
-    });
-  });
+  it.each(Object.keys(CLASSES))(
+    "%s: every variant is one rlvr: error naming the field or folder, exit status 1",
+    (cls) => {
+      const first = Object.keys(CLASSES)
+        .slice(0, Object.keys(CLASSES).indexOf(cls))
+        .reduce((n, k) => n + CLASSES[k]!.length, 0);
+      expect(CLASSES[cls]!.length).toBeGreaterThanOrEqual(5);
+      CLASSES[cls]!.forEach(([argv, pattern], i) => {
+        const r = reports[first + i]!;
+        expect(r.argv).toEqual(argv);
+        expect(r.escaped, `${argv.join(" ")} escaped`).toBeUndefined();
+        expect(r.exitCode, `${argv.join(" ")}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toMatch(/^rlvr: /);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+        expect(r.stderr, argv.join(" ")).toMatch(pattern);
+      });
+    },
+  );
   it("Object.prototype is unchanged after every attack, and the plain recipe still trains in the same process", () => {
     expect(prototypeKeys).toEqual(Reflect.ownKeys(Object.prototype).map(String).sort());
     const control = reports[reports.length - 1]!;
@@ -109,7 +141,11 @@ describe("hostile train command lines", () => {
   });
   it("as the rlvr command itself: exit status 1, one line, no stack trace", () => {
     for (const argv of [set("train.steps"), set("train.groupSize=100000000")]) {
-      const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-cli.ts"), ...argv], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+      const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-cli.ts"), ...argv], {
+        cwd: ROOT,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(/^rlvr: /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -118,33 +154,47 @@ describe("hostile train command lines", () => {
 });
 
 describe("parseSets", () => {
-  const segment = fc.oneof(fc.constantFrom("__proto__", "constructor", "prototype", "a", "train", "0"), fc.string({ maxLength: 6 }));
+  const segment = fc.oneof(
+    fc.constantFrom("__proto__", "constructor", "prototype", "a", "train", "0"),
+    fc.string({ maxLength: 6 }),
+  );
   it("never changes Object.prototype and either builds own fields or throws a ConfigError (property)", () => {
     const before = Reflect.ownKeys(Object.prototype).map(String).sort();
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.stringMatching(/^[a-z0-9 :{}[\],=_.-]{0,8}$/)), { maxLength: 4 }), (pairs) => {
-        try {
-          const out = parseSets(pairs.map(([path, v]) => `${path.join(".")}=${v}`));
-          expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
-          const walk = (x: unknown): void => {
-            if (typeof x !== "object" || x === null) return;
-            for (const k of Object.keys(x)) {
-              expect(["__proto__", "constructor", "prototype"]).not.toContain(k);
-              walk((x as Record<string, unknown>)[k]);
-            }
-          };
-          walk(out);
-        } catch (err) {
-          expect(err).toBeInstanceOf(ConfigError);
-        }
-        expect(Reflect.ownKeys(Object.prototype).map(String).sort()).toEqual(before);
-      }),
+      fc.property(
+        fc.array(
+          fc.tuple(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.stringMatching(/^[a-z0-9 :{}[\],=_.-]{0,8}$/)),
+          { maxLength: 4 },
+        ),
+        (pairs) => {
+          try {
+            const out = parseSets(pairs.map(([path, v]) => `${path.join(".")}=${v}`));
+            expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+            const walk = (x: unknown): void => {
+              if (typeof x !== "object" || x === null) return;
+              for (const k of Object.keys(x)) {
+                expect(["__proto__", "constructor", "prototype"]).not.toContain(k);
+                walk((x as Record<string, unknown>)[k]);
+              }
+            };
+            walk(out);
+          } catch (err) {
+            expect(err).toBeInstanceOf(ConfigError);
+          }
+          expect(Reflect.ownKeys(Object.prototype).map(String).sort()).toEqual(before);
+        },
+      ),
       { seed: 11, numRuns: 400 },
     );
   });
   it("builds nested fields with YAML values (hand-written)", () => {
-    expect(parseSets(["train.steps=20", "algorithm.kl.beta=0", "task.options={maxDigits: 2}", "eval.k=[1, 4]"])).toEqual({
-      train: { steps: 20 }, algorithm: { kl: { beta: 0 } }, task: { options: { maxDigits: 2 } }, eval: { k: [1, 4] },
+    expect(
+      parseSets(["train.steps=20", "algorithm.kl.beta=0", "task.options={maxDigits: 2}", "eval.k=[1, 4]"]),
+    ).toEqual({
+      train: { steps: 20 },
+      algorithm: { kl: { beta: 0 } },
+      task: { options: { maxDigits: 2 } },
+      eval: { k: [1, 4] },
     });
   });
 });

@@ -17,24 +17,29 @@ const STEPS = 10;
 
 function recipe(dir: string, name: string): string {
   const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, [
-    `name: ${name}`,
-    `outDir: ${join(dir, "runs")}`,
-    "seed: 7",
-    "model: { type: new, dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 40 }",
-    "task: { name: addition, options: { maxDigits: 1 }, trainExamples: 60, testExamples: 8 }",
-    `train: { steps: ${STEPS}, promptsPerStep: 2, groupSize: 4, maxCompletionTokens: 10, lr: 0.003 }`,
-    // an untrained model earns no reward; the entropy bonus makes every step move the weights and Adam's moments
-    "algorithm: { loss: { entropyCoef: 0.05 } }",
-    "eval: { every: 5, examples: 8, atStart: false }",
-    "checkpoint: { every: 2, keepLast: 2 }",
-    "log: { progress: false }",
-  ].join("\n"));
+  writeFileSync(
+    path,
+    [
+      `name: ${name}`,
+      `outDir: ${join(dir, "runs")}`,
+      "seed: 7",
+      "model: { type: new, dModel: 32, nLayers: 1, nHeads: 2, maxSeqLen: 40 }",
+      "task: { name: addition, options: { maxDigits: 1 }, trainExamples: 60, testExamples: 8 }",
+      `train: { steps: ${STEPS}, promptsPerStep: 2, groupSize: 4, maxCompletionTokens: 10, lr: 0.003 }`,
+      // an untrained model earns no reward; the entropy bonus makes every step move the weights and Adam's moments
+      "algorithm: { loss: { entropyCoef: 0.05 } }",
+      "eval: { every: 5, examples: 8, atStart: false }",
+      "checkpoint: { every: 2, keepLast: 2 }",
+      "log: { progress: false }",
+    ].join("\n"),
+  );
   return path;
 }
 
 const stable = (rows: Record<string, number>[]) =>
-  rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith("time/") && !k.endsWith("PerSec"))));
+  rows.map((r) =>
+    Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith("time/") && !k.endsWith("PerSec"))),
+  );
 
 describe("resume after SIGKILL", () => {
   it("gives the same metrics step for step as an uninterrupted run", async () => {
@@ -45,7 +50,11 @@ describe("resume after SIGKILL", () => {
 
     // 2. the same recipe in a child process, SIGKILLed once it has checkpointed and logged a step past it
     const killed = new RunDir(join(dir, "runs", "killed"));
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-cli.ts"), "train", recipe(dir, "killed"), "--no-progress"], { cwd: ROOT, stdio: "ignore" });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "test/cli/run-cli.ts"), "train", recipe(dir, "killed"), "--no-progress"],
+      { cwd: ROOT, stdio: "ignore" },
+    );
     const exited = new Promise<NodeJS.Signals | null>((res) => child.on("exit", (_code, signal) => res(signal)));
     let killedAt = -1;
     while (child.exitCode === null && child.signalCode === null) {

@@ -19,23 +19,30 @@ const ROOT = resolve(import.meta.dirname, "../..");
 function setup(name: string): { dir: string; recipe: string; root: string } {
   const dir = mkdtempSync(join(tmpdir(), "rlvr-run-folder-"));
   const recipe = join(dir, `${name}.yaml`);
-  writeFileSync(recipe, [
-    `name: ${name}`,
-    `outDir: ${join(dir, "runs")}`,
-    "model: { type: new, dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 40 }",
-    "task: { name: addition, options: { maxDigits: 1 }, trainExamples: 20, testExamples: 4 }",
-    "train: { steps: 3, promptsPerStep: 2, groupSize: 2, maxCompletionTokens: 6 }",
-    "eval: { every: 0, examples: 2, atStart: false }",
-    "checkpoint: { every: 1, keepLast: 2 }",
-    "log: { progress: false }",
-  ].join("\n"));
+  writeFileSync(
+    recipe,
+    [
+      `name: ${name}`,
+      `outDir: ${join(dir, "runs")}`,
+      "model: { type: new, dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 40 }",
+      "task: { name: addition, options: { maxDigits: 1 }, trainExamples: 20, testExamples: 4 }",
+      "train: { steps: 3, promptsPerStep: 2, groupSize: 2, maxCompletionTokens: 6 }",
+      "eval: { every: 0, examples: 2, atStart: false }",
+      "checkpoint: { every: 1, keepLast: 2 }",
+      "log: { progress: false }",
+    ].join("\n"),
+  );
   return { dir, recipe, root: join(dir, "runs", name) };
 }
 
 function runMany(dir: string, lines: string[][]): RunReport[] {
   const file = join(dir, `lines-${readdirSync(dir).length}.json`);
   writeFileSync(file, JSON.stringify(lines));
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-many.ts"), file], { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "test/cli/run-many.ts"), file], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 300_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   return (JSON.parse(r.stdout.trim().split("\n").pop()!) as { reports: RunReport[] }).reports;
 }
@@ -59,7 +66,8 @@ describe("an earlier run is never deleted without --overwrite", () => {
     const train = (...args: string[]) => ["train", recipe, "--no-progress", ...args];
     expect(runMany(dir, [train()])[0]!.exitCode).toBe(0);
     // the earlier run was killed before its first checkpoint: logs, no complete checkpoint
-    for (const n of readdirSync(join(root, "checkpoints"))) if (n !== "start") rmSync(join(root, "checkpoints", n), { recursive: true });
+    for (const n of readdirSync(join(root, "checkpoints")))
+      if (n !== "start") rmSync(join(root, "checkpoints", n), { recursive: true });
     expect(completeSteps(join(root, "checkpoints"))).toEqual([]);
     const before = snapshot(root);
     const changed = [
@@ -74,7 +82,9 @@ describe("an earlier run is never deleted without --overwrite", () => {
     for (const r of reports) {
       expect(r.escaped).toBeUndefined();
       expect(r.exitCode, r.argv.join(" ")).toBe(1);
-      expect(r.stderr).toMatch(/^rlvr: run folder .*keep holds an earlier run made with a different recipe \(config\.json, metrics\.jsonl.*\); nothing was deleted\. Pass --overwrite/);
+      expect(r.stderr).toMatch(
+        /^rlvr: run folder .*keep holds an earlier run made with a different recipe \(config\.json, metrics\.jsonl.*\); nothing was deleted\. Pass --overwrite/,
+      );
     }
     expect(snapshot(root)).toEqual(before);
 
@@ -87,10 +97,15 @@ describe("an earlier run is never deleted without --overwrite", () => {
     const r2 = runMany(dir, [train()])[0]!;
     expect(r2.exitCode).toBe(1);
     expect(r2.stderr).toMatch(/different recipe \(metrics\.jsonl/);
-    expect(readFileSync(join(root, "metrics.jsonl"), "utf8")).toBe(Buffer.from(before["/metrics.jsonl"]!, "base64").toString("utf8"));
+    expect(readFileSync(join(root, "metrics.jsonl"), "utf8")).toBe(
+      Buffer.from(before["/metrics.jsonl"]!, "base64").toString("utf8"),
+    );
 
     // --overwrite says so: the run starts over with the new recipe
-    const [over, same] = runMany(dir, [train("--set", "train.lr=0.01", "--overwrite"), train("--set", "train.lr=0.01", "--no-resume")]);
+    const [over, same] = runMany(dir, [
+      train("--set", "train.lr=0.01", "--overwrite"),
+      train("--set", "train.lr=0.01", "--no-resume"),
+    ]);
     expect(over!.exitCode, over!.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(root, "config.json"), "utf8")).train.lr).toBe(0.01);
     // the same recipe may start over (--no-resume) without --overwrite: it regenerates what it deletes

@@ -34,7 +34,13 @@ for (const argv of lines) {
   } finally {
     [console.error, console.log, console.warn] = [e, l, w];
   }
-  reports.push({ argv, exitCode: Number(process.exitCode ?? 0), stderr: err.join("\n"), stdout: out.join("\n"), ...(escaped ? { escaped } : {}) });
+  reports.push({
+    argv,
+    exitCode: Number(process.exitCode ?? 0),
+    stderr: err.join("\n"),
+    stdout: out.join("\n"),
+    ...(escaped ? { escaped } : {}),
+  });
 }
 process.exitCode = 0;
 const prototypeKeys = Reflect.ownKeys(Object.prototype).map(String).sort();

@@ -43,7 +43,9 @@ function weights(shape: readonly number[]): E.Tensor {
 describe.each(E.availableBackends())("attention on %s", (name) => {
   beforeAll(() => void E.setBackend(name));
   const rng = new Rng(5);
-  const q = E.randn([2, 4, 6, 8], rng), k = E.randn([2, 2, 6, 8], rng), v = E.randn([2, 2, 6, 8], rng);
+  const q = E.randn([2, 4, 6, 8], rng),
+    k = E.randn([2, 2, 6, 8], rng),
+    v = E.randn([2, 2, 6, 8], rng);
 
   it("equals the composition of matmul, mask and softmax (GQA via repeated heads, padding)", () => {
     const pad = Float32Array.from([1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1]);
@@ -65,7 +67,9 @@ describe.each(E.availableBackends())("attention on %s", (name) => {
     const leaves = [q, k, v].map((t) => E.param(t.shape, t));
     E.backward(E.sum(E.mul(E.scaledDotProductAttention(leaves[0]!, leaves[1]!, leaves[2]!), weights(q.shape))));
     const ref = [q, k, v].map((t) => E.param(t.shape, t));
-    E.backward(E.sum(E.mul(reference(ref[0]!, repeatHeads(ref[1]!, 2), repeatHeads(ref[2]!, 2), null), weights(q.shape))));
+    E.backward(
+      E.sum(E.mul(reference(ref[0]!, repeatHeads(ref[1]!, 2), repeatHeads(ref[2]!, 2), null), weights(q.shape))),
+    );
     for (let i = 0; i < 3; i++) expectClose(leaves[i]!.grad!, ref[i]!.grad!, 1e-5, 1e-4);
   });
 

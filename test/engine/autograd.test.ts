@@ -13,7 +13,11 @@ describe("autograd", () => {
     });
     expect(y.requiresGrad).toBe(false);
     expect(y.node).toBeNull();
-    expect(() => E.noGrad(() => { throw new Error("boom"); })).toThrow("boom");
+    expect(() =>
+      E.noGrad(() => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(E.isGradEnabled()).toBe(true);
   });
 
@@ -72,8 +76,12 @@ describe("autograd", () => {
     expect(() => E.backward(E.mul(x, 2))).toThrow(ShapeError);
     expect(() => E.backward(E.noGrad(() => E.sum(x)))).toThrow(/does not depend on anything that requires a gradient/);
     expect(() => E.backward(E.sum(E.log(x)))).toThrow(NonFiniteError);
-    expect(() => E.backward(E.sum(E.log(x)))).toThrow("backward: loss is NaN; first non-finite value in the output of log (2)");
-    expect(() => E.backward(E.sum(E.div(E.abs(x), 0)))).toThrow(/loss is Infinity; first non-finite value in the output of affine/);
+    expect(() => E.backward(E.sum(E.log(x)))).toThrow(
+      "backward: loss is NaN; first non-finite value in the output of log (2)",
+    );
+    expect(() => E.backward(E.sum(E.div(E.abs(x), 0)))).toThrow(
+      /loss is Infinity; first non-finite value in the output of affine/,
+    );
   });
 
   it("handles deep graphs without recursion limits", () => {
@@ -89,15 +97,31 @@ describe("shape errors name the op and the shapes", () => {
   const a = E.zeros([2, 3]);
   it.each([
     ["matmul", () => E.matmul(a, E.zeros([4, 5])), "matmul: (2, 3) @ (4, 5): inner dims 3 != 4"],
-    ["matmul batch", () => E.matmul(E.zeros([2, 2, 3]), E.zeros([3, 3, 1])), "matmul: (2, 2, 3) @ (3, 3, 1): batch dims"],
+    [
+      "matmul batch",
+      () => E.matmul(E.zeros([2, 2, 3]), E.zeros([3, 3, 1])),
+      "matmul: (2, 2, 3) @ (3, 3, 1): batch dims",
+    ],
     ["add", () => E.add(a, E.zeros([4])), "add: shapes (2, 3), (4) do not broadcast"],
     ["reshape", () => E.reshape(a, [4, 2]), "reshape: cannot view (2, 3) (6 elements) as (4, 2)"],
     ["slice", () => E.slice(a, 1, 2, 5), "slice: [2, 5) out of range for axis 1 of (2, 3)"],
     ["concat", () => E.concat([a, E.zeros([3, 3])], 1), "concat: shapes (2, 3), (3, 3) differ off axis 1"],
     ["sum axis", () => E.sum(a, 2), "sum: axis 2 out of range for 2 dims"],
-    ["embedding id", () => E.embedding(a, Int32Array.from([2])), "embedding: id 2 at position 0 out of range for table (2, 3)"],
-    ["crossEntropy target", () => E.crossEntropy(a, Int32Array.from([0, 3])), "crossEntropy: target 3 at row 1 out of range for logits (2, 3)"],
-    ["layerNorm weight", () => E.layerNorm(a, E.zeros([2]), null), "layerNorm: x (2, 3) needs weight of shape (3), got (2)"],
+    [
+      "embedding id",
+      () => E.embedding(a, Int32Array.from([2])),
+      "embedding: id 2 at position 0 out of range for table (2, 3)",
+    ],
+    [
+      "crossEntropy target",
+      () => E.crossEntropy(a, Int32Array.from([0, 3])),
+      "crossEntropy: target 3 at row 1 out of range for logits (2, 3)",
+    ],
+    [
+      "layerNorm weight",
+      () => E.layerNorm(a, E.zeros([2]), null),
+      "layerNorm: x (2, 3) needs weight of shape (3), got (2)",
+    ],
     ["tensor data", () => E.tensor([1, 2, 3], [2, 2]), "tensor: 3 values do not fill shape (2, 2) (4 elements)"],
     ["item", () => a.item(), "item: tensor of shape (2, 3) has 6 elements, expected 1"],
   ])("%s", (_name, f, message) => {

@@ -11,7 +11,9 @@ const ROOT = resolve(__dirname, "..", "..");
 function runWith(env: Record<string, string>, code: string): string {
   const script = `import * as E from "./src/engine/index.js"; ${code}`;
   const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8",
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
   });
   return `${r.stdout}${r.stderr}`;
 }
@@ -33,7 +35,10 @@ describe("backend selection", () => {
   });
 
   it("RLVR_BACKEND=native uses native, or falls back to js with exactly one warning", () => {
-    const out = runWith({ RLVR_BACKEND: "native" }, "E.backend(); E.setBackend('native'); console.log('active=' + E.backend().name)");
+    const out = runWith(
+      { RLVR_BACKEND: "native" },
+      "E.backend(); E.setBackend('native'); console.log('active=' + E.backend().name)",
+    );
     if (E.availableBackends().includes("native")) expect(out).toContain("active=native");
     else {
       expect(out).toContain("active=js");

@@ -21,7 +21,10 @@ export const FD = { step: 1e-2, atol: 2e-3, rtol: 2e-2 };
 export const coveredOps = new Set<OpName>();
 
 /** An input: values and shape. */
-export interface Input { data: ArrayLike<number>; shape: number[] }
+export interface Input {
+  data: ArrayLike<number>;
+  shape: number[];
+}
 
 /** Seeded normal values of a shape, scaled. */
 export function randInput(shape: number[], seed: number, scale = 1, shift = 0): Input {
@@ -49,7 +52,10 @@ export function gradcheck(
   const leaves = inputs.map((x, i) => new Tensor(Float32Array.from(x.data), x.shape, wrt.includes(i)));
   const out = f(...leaves);
   const wRng = new Rng(12345);
-  const w = new Tensor(Float32Array.from({ length: out.size }, () => wRng.normal()), out.shape);
+  const w = new Tensor(
+    Float32Array.from({ length: out.size }, () => wRng.normal()),
+    out.shape,
+  );
   const loss = sum(mul(out, w));
   collectOps(loss);
   backward(loss);
@@ -75,7 +81,9 @@ export function gradcheck(
       const err = Math.abs(analytic[j]! - numeric);
       // Written as !(err <= tol) so that a NaN on either side fails (NaN > tol is false).
       if (!(err <= atol + rtol * Math.abs(numeric))) {
-        expect.fail(`gradient of input ${i} element ${j}: analytic ${analytic[j]} vs numeric ${numeric} (h=${step}, atol=${atol}, rtol=${rtol})`);
+        expect.fail(
+          `gradient of input ${i} element ${j}: analytic ${analytic[j]} vs numeric ${numeric} (h=${step}, atol=${atol}, rtol=${rtol})`,
+        );
       }
     }
   }
@@ -85,7 +93,8 @@ export function gradcheck(
 export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, atol = 1e-5, rtol = 1e-5): void {
   expect(actual.length).toBe(expected.length);
   for (let i = 0; i < expected.length; i++) {
-    const a = actual[i]!, e = expected[i]!;
+    const a = actual[i]!,
+      e = expected[i]!;
     if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e)) && !(Number.isNaN(a) && Number.isNaN(e)) && a !== e) {
       expect.fail(`element ${i}: got ${a}, expected ${e} (atol ${atol}, rtol ${rtol})`);
     }

@@ -40,8 +40,13 @@ describe("Module", () => {
   it("finds parameters by field, in order, with dotted names", () => {
     const names = new Net(new Rng(0)).namedParameters().map(([n]) => n);
     expect(names.slice(0, 7)).toEqual([
-      "emb.weight", "blocks.0.attn.weight", "blocks.0.mlp.0.weight", "blocks.0.mlp.0.bias", "blocks.0.mlp.1.weight",
-      "blocks.0.mlp.1.bias", "blocks.0.norm.weight",
+      "emb.weight",
+      "blocks.0.attn.weight",
+      "blocks.0.mlp.0.weight",
+      "blocks.0.mlp.0.bias",
+      "blocks.0.mlp.1.weight",
+      "blocks.0.mlp.1.bias",
+      "blocks.0.norm.weight",
     ]);
     expect(names).toHaveLength(13);
     expect(new Net(new Rng(0)).numParameters()).toBe(40 + 2 * (16 + 40 + 36 + 4));
@@ -62,7 +67,8 @@ describe("Module", () => {
   it("Linear computes x W^T + b with (out, in) weights; init is seeded", () => {
     const lin = new E.Linear(2, 3, { weight: E.tensor([1, 2, 3, 4, 5, 6], [3, 2]), bias: E.tensor([1, 1, 1], [3]) });
     expectClose(lin.forward(E.tensor([1, 1, 2, 0], [2, 2])).data, [4, 8, 12, 3, 7, 11]);
-    const a = new E.Linear(4, 4, { rng: new Rng(9) }), b = new E.Linear(4, 4, { rng: new Rng(9) });
+    const a = new E.Linear(4, 4, { rng: new Rng(9) }),
+      b = new E.Linear(4, 4, { rng: new Rng(9) });
     expect(Array.from(a.weight.data)).toEqual(Array.from(b.weight.data));
     expect(a.weight.data.every((v) => Math.abs(v) <= 0.5)).toBe(true);
     expect(() => new E.Linear(2, 3, { weight: E.zeros([2, 3]) })).toThrow(/Linear\(2, 3\): weight \(2, 3\)/);
@@ -76,14 +82,23 @@ describe("LoRA", () => {
     const rng = new Rng(4);
     const net = new Net(rng);
     const before = E.noGrad(() => net.forward(ids));
-    const wrapped = E.applyLoRA(net, { rank: 2, alpha: 4, targets: ["attn", "blocks.1.mlp.0"], rng: rng.split("lora") });
+    const wrapped = E.applyLoRA(net, {
+      rank: 2,
+      alpha: 4,
+      targets: ["attn", "blocks.1.mlp.0"],
+      rng: rng.split("lora"),
+    });
     expect(wrapped).toEqual(["blocks.0.attn", "blocks.1.attn", "blocks.1.mlp.0"]);
     expectClose(E.noGrad(() => net.forward(ids)).data, before.data, 0, 0); // B = 0
 
     const trainable = net.trainableParameters();
     expect(trainable.map(([n]) => n)).toEqual([
-      "blocks.0.attn.loraA", "blocks.0.attn.loraB", "blocks.1.attn.loraA", "blocks.1.attn.loraB",
-      "blocks.1.mlp.0.loraA", "blocks.1.mlp.0.loraB",
+      "blocks.0.attn.loraA",
+      "blocks.0.attn.loraB",
+      "blocks.1.attn.loraA",
+      "blocks.1.attn.loraB",
+      "blocks.1.mlp.0.loraA",
+      "blocks.1.mlp.0.loraB",
     ]);
     const opt = new E.Optimizer(E.adamw({ lr: 0.05 }), trainable);
     const baseWeight = net.blocks[0]!.attn.weight.data.slice();
@@ -107,7 +122,9 @@ describe("LoRA", () => {
   it("a RegExp target, and a target that matches nothing is an error", () => {
     const net = new Net(new Rng(1));
     expect(E.applyLoRA(net, { rank: 1, targets: /mlp\.\d$/, rng: new Rng(2) })).toHaveLength(4);
-    expect(() => E.applyLoRA(new Net(new Rng(1)), { rank: 1, targets: ["qProj"], rng: new Rng(2) })).toThrow(ConfigError);
+    expect(() => E.applyLoRA(new Net(new Rng(1)), { rank: 1, targets: ["qProj"], rng: new Rng(2) })).toThrow(
+      ConfigError,
+    );
   });
 
   it("dropout on the adapter input applies only in training mode", () => {
@@ -116,7 +133,8 @@ describe("LoRA", () => {
     lora.loraB = E.param([4, 2], 0.3);
     const x = E.ones([1, 4]);
     lora.eval();
-    const a = lora.forward(x), b = lora.forward(x);
+    const a = lora.forward(x),
+      b = lora.forward(x);
     expect(Array.from(a.data)).toEqual(Array.from(b.data));
     lora.train();
     expect(Array.from(lora.forward(x).data)).not.toEqual(Array.from(a.data));

@@ -27,7 +27,9 @@ describe.each(E.availableBackends())("gradcheck on %s", (name) => {
   });
 
   it("binary ops with broadcasting", () => {
-    const a = randInput([2, 3, 4], 1), b = randInput([3, 1], 2), c = randInput([4], 3);
+    const a = randInput([2, 3, 4], 1),
+      b = randInput([3, 1], 2),
+      c = randInput([4], 3);
     gradcheck((x, y) => E.add(x, y), [a, b]);
     gradcheck((x, y) => E.sub(x, y), [a, c]);
     gradcheck((x, y) => E.mul(x, y), [b, a]);
@@ -80,7 +82,10 @@ describe.each(E.availableBackends())("gradcheck on %s", (name) => {
     gradcheck((a, b) => E.matmul(a, b), [randInput([3, 4], 22), randInput([4, 2], 23)]);
     gradcheck((a, b) => E.matmul(a, b, { transA: true }), [randInput([4, 3], 24), randInput([4, 2], 25)]);
     gradcheck((a, b) => E.matmul(a, b, { transB: true }), [randInput([2, 3, 4], 26), randInput([5, 4], 27)]);
-    gradcheck((a, b) => E.matmul(a, b, { transA: true, transB: true }), [randInput([2, 4, 3], 28), randInput([2, 5, 4], 29)]);
+    gradcheck(
+      (a, b) => E.matmul(a, b, { transA: true, transB: true }),
+      [randInput([2, 4, 3], 28), randInput([2, 5, 4], 29)],
+    );
     gradcheck((a, b) => E.matmul(a, b), [randInput([3, 4], 30), randInput([2, 4, 2], 31)]);
     gradcheck((a, b) => E.matmul(a, b), [randInput([2, 1, 3, 4], 32), randInput([1, 3, 4, 2], 33)]);
     gradcheck((a, b) => E.matmul(a, b, { transA: true }), [randInput([2, 4, 3], 34), randInput([4, 2], 35)]);
@@ -124,7 +129,9 @@ describe.each(E.availableBackends())("gradcheck on %s", (name) => {
   });
 
   it("attention: causal, GQA, KV-cache offset, padding mask", () => {
-    const q = randInput([1, 4, 2, 4], 45), k = randInput([1, 2, 5, 4], 46), v = randInput([1, 2, 5, 4], 47);
+    const q = randInput([1, 4, 2, 4], 45),
+      k = randInput([1, 2, 5, 4], 46),
+      v = randInput([1, 2, 5, 4], 47);
     const mask = Float32Array.from([0, 1, 1, 1, 1]);
     gradcheck((a, b, c) => E.scaledDotProductAttention(a, b, c, { mask }), [q, k, v]);
     gradcheck((a, b, c) => E.scaledDotProductAttention(a, b, c, { causal: false }), [q, k, v]);

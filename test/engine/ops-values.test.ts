@@ -88,9 +88,15 @@ describe.each(E.availableBackends())("op values on %s", (name) => {
     // A larger product against a float64 reference (exercises the blocked paths).
     const rng = new Rng(3);
     const [m, k, n] = [37, 150, 530];
-    const A = E.randn([m, k], rng), B = E.randn([n, k], rng);
+    const A = E.randn([m, k], rng),
+      B = E.randn([n, k], rng);
     const C = E.matmul(A, B, { transB: true });
-    for (const [i, j] of [[0, 0], [5, 529], [36, 311], [20, 7]] as const) {
+    for (const [i, j] of [
+      [0, 0],
+      [5, 529],
+      [36, 311],
+      [20, 7],
+    ] as const) {
       let s = 0;
       for (let p = 0; p < k; p++) s += A.data[i * k + p]! * B.data[j * k + p]!;
       expect(C.data[i * n + j]).toBeCloseTo(s, 3);
@@ -103,7 +109,9 @@ describe.each(E.availableBackends())("op values on %s", (name) => {
     const w = T([1, 0, 0, 1, 1, 1], [3, 2]);
     expectClose(E.linear(T([1, 2, 3, 4], [2, 2]), w, T([10, 20, 30], [3])).data, [11, 22, 33, 13, 24, 37]);
     expectClose(E.linear(T([1, 2], [1, 2]), w, null).data, [1, 2, 3]);
-    expect(() => E.linear(T([1, 2, 3], [1, 3]), w, null)).toThrow("linear: x (1, 3), weight (3, 2): need weight (out, 3) and bias (out)");
+    expect(() => E.linear(T([1, 2, 3], [1, 3]), w, null)).toThrow(
+      "linear: x (1, 3), weight (3, 2): need weight (out, 3) and bias (out)",
+    );
   });
 
   it("embedding gather", () => {
@@ -145,7 +153,9 @@ describe.each(E.availableBackends())("op values on %s", (name) => {
   });
 
   it("scaledDotProductAttention: hand-computed causal case and padding", () => {
-    const q = T([1, 1], [1, 1, 2, 1]), k = T([0, Math.log(3)], [1, 1, 2, 1]), v = T([1, 5], [1, 1, 2, 1]);
+    const q = T([1, 1], [1, 1, 2, 1]),
+      k = T([0, Math.log(3)], [1, 1, 2, 1]),
+      v = T([1, 5], [1, 1, 2, 1]);
     // Row 0 sees key 0 only; row 1 weights keys 1:3 → 0.25 * 1 + 0.75 * 5.
     expectClose(E.scaledDotProductAttention(q, k, v, { scale: 1 }).data, [1, 4]);
     expectClose(E.scaledDotProductAttention(q, k, v, { scale: 1, causal: false }).data, [4, 4]);

@@ -29,7 +29,8 @@ describe.each(E.availableBackends())("optimisers on %s", (name) => {
     p.grad = Float32Array.from([-3]);
     opt.step();
     // m = 0.9*0.1 + 0.1*(-3) = -0.21; v = 0.999*0.001 + 0.001*9 = 0.009999
-    const m = -0.21 / (1 - 0.81), v = 0.009999 / (1 - 0.998001);
+    const m = -0.21 / (1 - 0.81),
+      v = 0.009999 / (1 - 0.998001);
     expectClose(p.data, [-1 - m / (Math.sqrt(v) + 1e-8)], 1e-5);
     const s = opt.state();
     expectClose(s.slots["param.0"]!["m"]!, [-0.21], 1e-6);
@@ -51,10 +52,14 @@ describe.each(E.availableBackends())("optimisers on %s", (name) => {
   });
 
   it("skips frozen parameters and parameters without gradients (no state for them)", () => {
-    const a = E.param([1], [1]), b = E.param([1], [1]);
+    const a = E.param([1], [1]),
+      b = E.param([1], [1]);
     b.requiresGrad = false;
     b.grad = Float32Array.from([1]);
-    const opt = new E.Optimizer(E.adamw({ lr: 0.1 }), [["a", a], ["b", b]]);
+    const opt = new E.Optimizer(E.adamw({ lr: 0.1 }), [
+      ["a", a],
+      ["b", b],
+    ]);
     opt.step();
     expect(b.data[0]).toBe(1);
     expect(a.data[0]).toBe(1);
@@ -81,27 +86,63 @@ describe.each(E.availableBackends())("optimisers on %s", (name) => {
 
   it("loadState rejects a state for other parameters", () => {
     const opt = new E.Optimizer(E.adamw(), [["w", E.param([2], 0)]]);
-    expect(() => opt.loadState({ rule: "adamw", step: 1, slots: { w: { m: new Float32Array(3), v: new Float32Array(3) } } })).toThrow(CheckpointError);
+    expect(() =>
+      opt.loadState({ rule: "adamw", step: 1, slots: { w: { m: new Float32Array(3), v: new Float32Array(3) } } }),
+    ).toThrow(CheckpointError);
     expect(() => opt.loadState({ rule: "adamw", step: 1, slots: { x: {} } })).toThrow(/unknown parameter "x"/);
     expect(() => opt.loadState({ rule: "sgd", step: 1, slots: {} })).toThrow(/"sgd"/);
   });
 
   it("clipGradNorm returns the pre-clip norm and scales to maxNorm", () => {
-    const a = E.param([2], 0), b = E.param([1], 0);
+    const a = E.param([2], 0),
+      b = E.param([1], 0);
     a.grad = Float32Array.from([3, 0]);
     b.grad = Float32Array.from([4]);
-    expect(E.clipGradNorm([["a", a], ["b", b]], 1)).toBeCloseTo(5, 6);
+    expect(
+      E.clipGradNorm(
+        [
+          ["a", a],
+          ["b", b],
+        ],
+        1,
+      ),
+    ).toBeCloseTo(5, 6);
     expectClose([...a.grad, ...b.grad], [0.6, 0, 0.8], 1e-6);
-    expect(E.clipGradNorm([["a", a], ["b", b]], 10)).toBeCloseTo(1, 5);
+    expect(
+      E.clipGradNorm(
+        [
+          ["a", a],
+          ["b", b],
+        ],
+        10,
+      ),
+    ).toBeCloseTo(1, 5);
     expectClose([...a.grad, ...b.grad], [0.6, 0, 0.8], 1e-6);
   });
 
   it("clipGradNorm names the parameter with a non-finite gradient", () => {
-    const a = E.param([2], 0), b = E.param([2, 1], 0);
+    const a = E.param([2], 0),
+      b = E.param([2, 1], 0);
     a.grad = Float32Array.from([1, 1]);
     b.grad = Float32Array.from([1, NaN]);
-    expect(() => E.clipGradNorm([["layer.a", a], ["layer.b", b]], 1)).toThrow(NonFiniteError);
-    expect(() => E.clipGradNorm([["layer.a", a], ["layer.b", b]], 1)).toThrow(/gradient of "layer.b" \(2, 1\) is not finite/);
+    expect(() =>
+      E.clipGradNorm(
+        [
+          ["layer.a", a],
+          ["layer.b", b],
+        ],
+        1,
+      ),
+    ).toThrow(NonFiniteError);
+    expect(() =>
+      E.clipGradNorm(
+        [
+          ["layer.a", a],
+          ["layer.b", b],
+        ],
+        1,
+      ),
+    ).toThrow(/gradient of "layer.b" \(2, 1\) is not finite/);
   });
 });
 

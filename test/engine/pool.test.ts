@@ -74,9 +74,24 @@ describe.each(E.availableBackends())("uninitialised outputs on %s", (name) => {
       ["layerNorm", () => E.layerNorm(x, E.ones([64]), null)],
       ["rmsNorm", () => E.rmsNorm(x, E.ones([64]))],
       ["rope", () => E.rope(E.reshape(x, [1, 8, 8, 64]), { posOffset: 3 })],
-      ["embedding", () => E.embedding(x, Int32Array.from({ length: 64 }, (_, i) => 63 - i))],
+      [
+        "embedding",
+        () =>
+          E.embedding(
+            x,
+            Int32Array.from({ length: 64 }, (_, i) => 63 - i),
+          ),
+      ],
       ["max", () => E.max(E.randn([4096, 2], rng), -1)],
-      ["crossEntropy rows", () => E.crossEntropy(E.randn([4096, 2], rng), Int32Array.from({ length: 4096 }, (_, i) => (i % 3 === 0 ? -100 : i % 2)), { reduction: "none" })],
+      [
+        "crossEntropy rows",
+        () =>
+          E.crossEntropy(
+            E.randn([4096, 2], rng),
+            Int32Array.from({ length: 4096 }, (_, i) => (i % 3 === 0 ? -100 : i % 2)),
+            { reduction: "none" },
+          ),
+      ],
     ];
     for (const [label, f] of ops) {
       poison(n);

@@ -22,7 +22,13 @@ interface Case {
 }
 const fixture = JSON.parse(readFileSync(resolve(__dirname, "../fixtures/engine-ops.json"), "utf8")) as {
   cases: Case[];
-  optim: { p0: number[]; grads: number[][]; adamw: number[]; sgdMomentum: number[]; clip: { grad: number[]; norm: number; clipped: number[] } };
+  optim: {
+    p0: number[];
+    grads: number[][];
+    adamw: number[];
+    sgdMomentum: number[];
+    clip: { grad: number[]; norm: number; clipped: number[] };
+  };
 };
 
 const OPS: Record<string, (c: Case, xs: E.Tensor[]) => E.Tensor> = {

@@ -64,7 +64,14 @@ describe("kernel harness: every cheat fails a gate", () => {
   it("returns at once (§10.4 #1)", () => expectGate(run(body("")), "exact-probe"));
 
   it("writes only half of C (§10.4 #1)", () => {
-    expectGate(run(body(`for (let i = 0; i < m >> 1; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }`)), "exact-probe");
+    expectGate(
+      run(
+        body(
+          `for (let i = 0; i < m >> 1; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; C[i * n + j] = s; }`,
+        ),
+      ),
+      "exact-probe",
+    );
   });
 
   it("serves stale cached results after the probes (§10.4 #2, spot checks #3)", () => {
@@ -94,23 +101,35 @@ ${body(`for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for
   });
 
   it("returns a new array instead of filling C (§10.4 #5)", () => {
-    expectGate(run(body(`const out = new Float32Array(m * n); for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; out[i * n + j] = s; } return out;`)), "exact-probe");
+    expectGate(
+      run(
+        body(
+          `const out = new Float32Array(m * n); for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) { let s = 0; for (let p = 0; p < k; p++) s += A[i * k + p] * B[p * n + j]; out[i * n + j] = s; } return out;`,
+        ),
+      ),
+      "exact-probe",
+    );
   });
 
   it("returns a thenable (§10.4 #6)", () => {
     expectGate(run(body(`return Promise.resolve().then(() => { ${honestLoop} });`)), "synchronous");
   });
 
-  it("gains nothing by deferring work to a microtask (§10.4 #6: the drain is inside the timed call)", { retry: 2 }, () => {
-    const ev = run(body(`Promise.resolve().then(() => { ${honestLoop} });`), TIMED);
-    // Every timed call's C was read back right after the timed region and verified: the work happened inside it.
-    expect(ev.correct).toBe(true);
-    expect(ev.verifiedCalls).toBe(ev.iterations);
-    expect(ev.significance!.verdict).not.toBe("faster");
-  });
+  it(
+    "gains nothing by deferring work to a microtask (§10.4 #6: the drain is inside the timed call)",
+    { retry: 2 },
+    () => {
+      const ev = run(body(`Promise.resolve().then(() => { ${honestLoop} });`), TIMED);
+      // Every timed call's C was read back right after the timed region and verified: the work happened inside it.
+      expect(ev.correct).toBe(true);
+      expect(ev.verifiedCalls).toBe(ev.iterations);
+      expect(ev.significance!.verdict).not.toBe("faster");
+    },
+  );
 
   it("detects the {0,1} probe and takes a fast wrong path otherwise (§10.4 #7)", () => {
-    const src = body(`let binary = true; for (let i = 0; i < A.length; i++) if (A[i] !== 0 && A[i] !== 1) { binary = false; break; }
+    const src =
+      body(`let binary = true; for (let i = 0; i < A.length; i++) if (A[i] !== 0 && A[i] !== 1) { binary = false; break; }
 if (!binary) { C.fill(0); return; }
 ${honestLoop}`);
     expectGate(run(src), "tolerance");
@@ -140,7 +159,8 @@ ${NAIVE_MATMUL}`;
     expect(ev.correct).toBe(true);
   });
 
-  it("is stopped at the per-call limit (infinite loop)", () => expectGate(run(body("while (true) {}")), "per-call-limit"));
+  it("is stopped at the per-call limit (infinite loop)", () =>
+    expectGate(run(body("while (true) {}")), "per-call-limit"));
 
   it("fails a kernel that throws, and one that defines no matmul", () => {
     expectGate(run(body("throw new Error('boom');")), "runs");

@@ -19,13 +19,21 @@ const FAST = { profile: "test" as const, aggregate: "medianOfRatios" as const };
 
 describe("kernel rewards", () => {
   let attempt = 0; // a retry needs a new seed, or the memoised result would come back
-  it("gives the naive gold completion every gate and a speed score of exactly 0 (noise is not paid)", { retry: 2 }, async () => {
-    const r = await scoreKernel(naiveKernelCompletion(), { ...GOLD, m: 64, n: 64, k: 64 }, { ...FAST, seed: attempt++ });
-    expect(r.terms.correct).toBe(1);
-    expect(r.score).toBe(0);
-    expect(r.info?.verdict).toBe("noise");
-    expect(r.info?.machine).toMatchObject({ backend: "v8-isolate" });
-  });
+  it(
+    "gives the naive gold completion every gate and a speed score of exactly 0 (noise is not paid)",
+    { retry: 2 },
+    async () => {
+      const r = await scoreKernel(
+        naiveKernelCompletion(),
+        { ...GOLD, m: 64, n: 64, k: 64 },
+        { ...FAST, seed: attempt++ },
+      );
+      expect(r.terms.correct).toBe(1);
+      expect(r.score).toBe(0);
+      expect(r.info?.verdict).toBe("noise");
+      expect(r.info?.machine).toMatchObject({ backend: "v8-isolate" });
+    },
+  );
 
   it("draws a fresh input seed per evaluation unless one is given, and reports it", async () => {
     const a = await scoreKernel(naiveKernelCompletion(), GOLD, { ...FAST, lengthUnitChars: 999 });
@@ -39,7 +47,9 @@ describe("kernel rewards", () => {
     const r = await scoreKernel("```js\nfunction matmul(A, B, C) {}\n```", GOLD, FAST);
     expect(r).toMatchObject({ score: -1, terms: { correct: 0, speedup: 0 } });
     expect(String(r.info?.reason)).toMatch(/^exact-probe/);
-    expect((await scoreKernel("```js\nfunction matmul(A, B, C) {}\n```", GOLD, { ...FAST, gateFailScore: -2 })).score).toBe(-2);
+    expect(
+      (await scoreKernel("```js\nfunction matmul(A, B, C) {}\n```", GOLD, { ...FAST, gateFailScore: -2 })).score,
+    ).toBe(-2);
   });
 
   it("scores a completion without a kernel block −1, and never reads a kernel inside <think> (G3)", async () => {
@@ -54,7 +64,11 @@ describe("kernel rewards", () => {
   });
 
   it("subtracts the named length penalty β · chars / unit", async () => {
-    const r = await scoreKernel(naiveKernelCompletion(), GOLD, { ...FAST, lengthPenaltyCoef: 0.5, lengthUnitChars: 100 });
+    const r = await scoreKernel(naiveKernelCompletion(), GOLD, {
+      ...FAST,
+      lengthPenaltyCoef: 0.5,
+      lengthUnitChars: 100,
+    });
     const lp = NAIVE_MATMUL.length / 100 + 0.01; // the fenced block carries one trailing newline
     expect(r.terms.lengthPenalty).toBeCloseTo(lp, 12);
     const paid = r.info?.verdict === "noise" ? 0 : Math.min(Math.max(r.terms.speedup! - 1, -0.9), 9);

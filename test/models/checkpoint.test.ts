@@ -22,7 +22,11 @@ describe("checkpoints", () => {
   });
 
   it.each(["micro-char", "tiny-char-gpt"])("round-trips a %s model with the char tokenizer", (name) => {
-    const { model, tokenizer } = createModel(name, new Rng(3), name === "tiny-char-gpt" ? { nLayers: 1, dModel: 32, dFf: 64, tieEmbeddings: false } : {});
+    const { model, tokenizer } = createModel(
+      name,
+      new Rng(3),
+      name === "tiny-char-gpt" ? { nLayers: 1, dModel: 32, dFf: 64, tieEmbeddings: false } : {},
+    );
     const dir = tmp();
     saveModel(dir, model, tokenizer, { "optimizer.m": tensor([1, 2, 3], [3]) });
     const back = loadModel(dir);
@@ -75,17 +79,25 @@ describe("checkpoints", () => {
   it("names a missing tensor and its expected shape", () => {
     const dir = brokenCopy((t) => delete t["model.layers.1.mlp.up_proj.weight"]);
     expect(() => loadModel(dir)).toThrow(CheckpointError);
-    expect(() => loadModel(dir)).toThrow(/missing tensor "model\.layers\.1\.mlp\.up_proj\.weight" \(parameter layers\.1\.mlp\.upProj\.weight, shape \(128, 64\)\)/);
+    expect(() => loadModel(dir)).toThrow(
+      /missing tensor "model\.layers\.1\.mlp\.up_proj\.weight" \(parameter layers\.1\.mlp\.upProj\.weight, shape \(128, 64\)\)/,
+    );
   });
 
   it("names a mismatched tensor with both shapes", () => {
-    const dir = brokenCopy((t) => { t["model.norm.weight"] = { shape: [32], data: new Float32Array(32) }; });
+    const dir = brokenCopy((t) => {
+      t["model.norm.weight"] = { shape: [32], data: new Float32Array(32) };
+    });
     expect(() => loadModel(dir)).toThrow(/tensor "model\.norm\.weight" has shape \(32\) but the model expects \(64\)/);
   });
 
   it("names tensors the model has no place for", () => {
-    const dir = brokenCopy((t) => { t["model.layers.2.mlp.up_proj.weight"] = { shape: [2], data: new Float32Array(2) }; });
-    expect(() => loadModel(dir)).toThrow(/1 tensor\(s\) the model has no parameter for: "model\.layers\.2\.mlp\.up_proj\.weight" \(2\)/);
+    const dir = brokenCopy((t) => {
+      t["model.layers.2.mlp.up_proj.weight"] = { shape: [2], data: new Float32Array(2) };
+    });
+    expect(() => loadModel(dir)).toThrow(
+      /1 tensor\(s\) the model has no parameter for: "model\.layers\.2\.mlp\.up_proj\.weight" \(2\)/,
+    );
   });
 
   it("fails clearly on a directory without a checkpoint", () => {

@@ -7,7 +7,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { crossEntropy, readSafetensors, reshape, setBackend, availableBackends, type BackendName, backward } from "../../src/engine/index.js";
+import {
+  crossEntropy,
+  readSafetensors,
+  reshape,
+  setBackend,
+  availableBackends,
+  type BackendName,
+  backward,
+} from "../../src/engine/index.js";
 import { hfName, loadModel } from "../../src/models/checkpoint.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "parity");

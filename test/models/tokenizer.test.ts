@@ -31,11 +31,17 @@ describe("CharTokenizer", () => {
 
 describe("HfTokenizer (tokenizer.json, byte-level BPE)", () => {
   const tok = loadHfTokenizer(join(FIXTURES, "llama", "tokenizer.json"));
-  const cases = JSON.parse(readFileSync(join(FIXTURES, "tokenizer-cases.json"), "utf8")) as { text: string; ids: number[] }[];
+  const cases = JSON.parse(readFileSync(join(FIXTURES, "tokenizer-cases.json"), "utf8")) as {
+    text: string;
+    ids: number[];
+  }[];
 
-  it.each(cases.map((c) => [JSON.stringify(c.text), c] as const))("encodes %s like the Python tokenizers library", (_name, c) => {
-    expect(tok.encode(c.text)).toEqual(c.ids);
-  });
+  it.each(cases.map((c) => [JSON.stringify(c.text), c] as const))(
+    "encodes %s like the Python tokenizers library",
+    (_name, c) => {
+      expect(tok.encode(c.text)).toEqual(c.ids);
+    },
+  );
   it("decodes back to the text, dropping special tokens", () => {
     for (const c of cases) expect(tok.decode(c.ids)).toBe(c.text.replace("<|im_end|>", ""));
   });

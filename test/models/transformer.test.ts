@@ -14,7 +14,10 @@ function maxDiff(a: Float32Array, b: Float32Array): number {
   return m;
 }
 
-describe.each([["llama", llama], ["gpt2", gpt]] as const)("Transformer (%s)", (_name, model) => {
+describe.each([
+  ["llama", llama],
+  ["gpt2", gpt],
+] as const)("Transformer (%s)", (_name, model) => {
   const V = model.config.vocabSize;
 
   it("gives the same logits through a KV cache fed in chunks (prefill 3, then 2, 1, 1, 1)", () => {
@@ -29,7 +32,10 @@ describe.each([["llama", llama], ["gpt2", gpt]] as const)("Transformer (%s)", (_
     expect(cache.length).toBe(8);
     const joined = new Float32Array(8 * V);
     let off = 0;
-    for (const p of parts) { joined.set(p, off); off += p.length; }
+    for (const p of parts) {
+      joined.set(p, off);
+      off += p.length;
+    }
     expect(maxDiff(joined, full.data)).toBeLessThan(1e-5);
   });
 
@@ -53,7 +59,9 @@ describe.each([["llama", llama], ["gpt2", gpt]] as const)("Transformer (%s)", (_
   it("refuses a cache under grad mode and names bad shapes", () => {
     expect(() => model.forward(seq, 1, 8, { cache: model.newCache(1, 8) })).toThrow(/run cached decoding under noGrad/);
     expect(() => model.forward(seq, 2, 8)).toThrow(/8 ids do not fill \(B, T\) = \(2, 8\)/);
-    expect(() => model.forward(seq, 1, 8, { mask: new Float32Array(3) })).toThrow(/mask has 3 values, expected \(B, Tk\) = \(1, 8\)/);
+    expect(() => model.forward(seq, 1, 8, { mask: new Float32Array(3) })).toThrow(
+      /mask has 3 values, expected \(B, Tk\) = \(1, 8\)/,
+    );
   });
 });
 

@@ -67,7 +67,10 @@ describe("every family: a wrong block followed by the right one earns nothing", 
     expect(await score("class-match", two("dog", "cat"), { label: "cat" })).toBe(0);
     expect(await score("video-mcq", two("A", "B"), { answer: "B", options: ["x", "y"] })).toBe(0);
     expect(await score("box-grounding", two("(0,0),(5,5)", "(10,10),(50,50)"), { box: [10, 10, 50, 50] })).toBe(0);
-    const boxes = [[0, 0, 10, 10], [1, 0, 11, 10]];
+    const boxes = [
+      [0, 0, 10, 10],
+      [1, 0, 11, 10],
+    ];
     expect(await score("tracking-iou", two("[]", JSON.stringify(boxes)), { boxes })).toBe(0);
   });
   it("grounded-qa: two glue blocks lose the format and glue terms", async () => {

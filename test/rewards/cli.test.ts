@@ -44,21 +44,58 @@ describe("rlvr rewards / reward", () => {
     const { out } = await run("reward", "math-answer", "--example", ex, "--completion", c);
     expect(out).toContain("score:  1");
     expect(out).toContain("correct: 1");
-    const json = JSON.parse((await run("reward", "math-answer", "--example", ex, "--completion", c, "--options", '{"floatRounding":0}', "--json")).out);
+    const json = JSON.parse(
+      (
+        await run(
+          "reward",
+          "math-answer",
+          "--example",
+          ex,
+          "--completion",
+          c,
+          "--options",
+          '{"floatRounding":0}',
+          "--json",
+        )
+      ).out,
+    );
     expect(json).toMatchObject({ reward: "math-answer", score: 1, terms: { correct: 1 } });
   });
   it("a raw gold file and token ids in the example are accepted", async () => {
     expect(inputFromExample("42", "x")).toEqual({ completion: "x", gold: "42" });
-    expect(inputFromExample({ gold: 1, tokens: [1, 2], turns: ["a"], prompt: "p" }, "x")).toEqual({ completion: "x", gold: 1, tokens: [1, 2], turns: ["a"], prompt: "p" });
+    expect(inputFromExample({ gold: 1, tokens: [1, 2], turns: ["a"], prompt: "p" }, "x")).toEqual({
+      completion: "x",
+      gold: 1,
+      tokens: [1, 2],
+      turns: ["a"],
+      prompt: "p",
+    });
     const ex = file("tok.json", JSON.stringify({ gold: null, tokens: new Array(5000).fill(0) }));
     const { out } = await run("reward", "overlong", "--example", ex, "--completion", file("e.txt", ""));
     expect(out).toContain("score:  -1");
   });
   it("bad input names the problem and sets exit code 2", async () => {
     const c = file("c2.txt", "x");
-    expect((await run("reward", "nope", "--example", c, "--completion", c)).err).toMatch(/unknown reward "nope"; known: .*math-answer/);
-    expect((await run("reward", "math-answer", "--example", c, "--completion", c)).err).toMatch(/--example: .* is not valid JSON/);
-    expect((await run("reward", "math-answer", "--example", file("g.json", '"1"'), "--completion", c, "--options", '{"mode":"wild"}')).err).toMatch(/--options for math-answer: mode/);
+    expect((await run("reward", "nope", "--example", c, "--completion", c)).err).toMatch(
+      /unknown reward "nope"; known: .*math-answer/,
+    );
+    expect((await run("reward", "math-answer", "--example", c, "--completion", c)).err).toMatch(
+      /--example: .* is not valid JSON/,
+    );
+    expect(
+      (
+        await run(
+          "reward",
+          "math-answer",
+          "--example",
+          file("g.json", '"1"'),
+          "--completion",
+          c,
+          "--options",
+          '{"mode":"wild"}',
+        )
+      ).err,
+    ).toMatch(/--options for math-answer: mode/);
     expect(process.exitCode).toBe(2);
   });
   it("describeOptions reads defaults and descriptions from the zod schema", () => {

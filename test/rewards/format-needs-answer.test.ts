@@ -40,14 +40,29 @@ describe("box-detection: the format term needs a valid box list", () => {
   });
   it("property: format 1 implies the answer parses as a box list (fast-check)", async () => {
     const parts = fc.constantFrom(
-      "[", "]", "{", "}", ",", '"Position": ', "[0,0,10,10]", "[10,10,0,0]", "1e400", "NaN", '"x"', " ", "0xC",
+      "[",
+      "]",
+      "{",
+      "}",
+      ",",
+      '"Position": ',
+      "[0,0,10,10]",
+      "[10,10,0,0]",
+      "1e400",
+      "NaN",
+      '"x"',
+      " ",
+      "0xC",
     );
-    await fc.assert(fc.asyncProperty(fc.array(parts, { maxLength: 14 }), async (ps) => {
-      const answer = ps.join("");
-      const f = await term("box-detection", answer, gold);
-      const parsed = parseBoxList(answer, LIST_OPTS);
-      if (f === 1) expect(parsed).not.toBeNull();
-    }), { numRuns: 300, seed: 31 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(parts, { maxLength: 14 }), async (ps) => {
+        const answer = ps.join("");
+        const f = await term("box-detection", answer, gold);
+        const parsed = parseBoxList(answer, LIST_OPTS);
+        if (f === 1) expect(parsed).not.toBeNull();
+      }),
+      { numRuns: 300, seed: 31 },
+    );
   });
 });
 
@@ -78,15 +93,22 @@ describe("temporal-iou: the format term needs exactly one valid span", () => {
   });
   it("property: format 1 implies exactly one valid span (fast-check)", async () => {
     const parts = fc.constantFrom("10", "20", " to ", " and ", "-", "NaN", "e", ".", ":", "s", " ", "x", "1e400", "0x");
-    await fc.assert(fc.asyncProperty(fc.array(parts, { maxLength: 10 }), async (ps) => {
-      const answer = ps.join("");
-      if ((await term("temporal-iou", answer, gold)) === 1) expect("spans" in readSpans(answer, "single")).toBe(true);
-    }), { numRuns: 300, seed: 32 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(parts, { maxLength: 10 }), async (ps) => {
+        const answer = ps.join("");
+        if ((await term("temporal-iou", answer, gold)) === 1) expect("spans" in readSpans(answer, "single")).toBe(true);
+      }),
+      { numRuns: 300, seed: 32 },
+    );
   });
 });
 
 describe("tracking, multiple choice and grounded QA", () => {
-  const boxes = [[0, 0, 10, 10], [1, 0, 11, 10], [2, 0, 12, 10]];
+  const boxes = [
+    [0, 0, 10, 10],
+    [1, 0, 11, 10],
+    [2, 0, 12, 10],
+  ];
   it.each([
     ["[[0,0,10,10],[11,0,1,10],[2,0,12,10]]", "an inverted box"],
     ['[[0,0,10,10],["1",0,11,10],[2,0,12,10]]', "a string coordinate"],
@@ -100,14 +122,15 @@ describe("tracking, multiple choice and grounded QA", () => {
   it("tracking: formatRequiresAnswer: false pays tags only", async () => {
     expect(await term("tracking-iou", "the object moves right", { boxes }, { formatRequiresAnswer: false })).toBe(1);
   });
-  it.each([["I am not sure", "prose"], ["A or B", "a hedge"], ["Z", "a letter past the options"]])(
-    "video-mcq %j → format 0 (%s)",
-    async (answer) => {
-      const gold = { answer: "A", options: ["x", "y"] };
-      expect(await term("video-mcq", answer, gold)).toBe(0);
-      expect(await term("video-mcq", answer, gold, { formatRequiresAnswer: false })).toBe(1);
-    },
-  );
+  it.each([
+    ["I am not sure", "prose"],
+    ["A or B", "a hedge"],
+    ["Z", "a letter past the options"],
+  ])("video-mcq %j → format 0 (%s)", async (answer) => {
+    const gold = { answer: "A", options: ["x", "y"] };
+    expect(await term("video-mcq", answer, gold)).toBe(0);
+    expect(await term("video-mcq", answer, gold, { formatRequiresAnswer: false })).toBe(1);
+  });
   it("grounded-qa: prose in <answer> or a reversed glue span → format 0", async () => {
     const gold = { answer: "A", options: ["x", "y"], glue: [[3, 8]] };
     const gqa = (a: string, glue: string, o: object = {}) =>

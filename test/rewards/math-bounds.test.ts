@@ -35,12 +35,16 @@ const HOSTILE: [string, string, number, string][] = [
   ["2^{10000}\\cdot 2^{10000}\\cdot 2^{10000}", "non-finite", 5_000, "products past the digit budget"],
   ["1000!", "exact", 2_000_000, "the largest exact factorial, inside the budget"],
   [
-    "\\binom{99999}{2000}\\binom{99999}{1999}\\binom{99998}{2000}\\binom{99997}{2000}", "work-limit", Infinity,
+    "\\binom{99999}{2000}\\binom{99999}{1999}\\binom{99998}{2000}\\binom{99997}{2000}",
+    "work-limit",
+    Infinity,
     "four big exact binomials",
   ],
   [DET8, "work-limit", Infinity, "8×8 determinant of 700-bit entries"],
   [
-    "\\int_0^1\\int_0^1\\int_0^1\\int_0^1 \\sin(x y z w)\\, dx\\, dy\\, dz\\, dw", "work-limit", Infinity,
+    "\\int_0^1\\int_0^1\\int_0^1\\int_0^1 \\sin(x y z w)\\, dx\\, dy\\, dz\\, dw",
+    "work-limit",
+    Infinity,
     "nested quadrature",
   ],
   ["\\int_0^1 \\sin(1/x)\\, dx", "non-finite", 2_000_000, "quadrature that does not converge: panel cap"],
@@ -81,7 +85,10 @@ describe("hostile evaluations end with a defined rule after bounded work (no tim
 
   it("random power towers, factorials and binomials of big literals stay within the budget (fast-check)", () => {
     const literal = fc.integer({ min: 2, max: 999 }).map(String);
-    const big = fc.oneof(literal, fc.integer({ min: 2, max: 400 }).map((e) => `10^{${e}}`));
+    const big = fc.oneof(
+      literal,
+      fc.integer({ min: 2, max: 400 }).map((e) => `10^{${e}}`),
+    );
     const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
       e: fc.oneof(
         { depthSize: "small", withCrossShrink: true },
@@ -92,11 +99,14 @@ describe("hostile evaluations end with a defined rule after bounded work (no tim
         fc.tuple(tie("e"), tie("e")).map(([a, b]) => `${a}\\cdot ${b}`),
       ),
     })).e;
-    fc.assert(fc.property(expr, (e) => {
-      const r = checkMath("1", box(e));
-      expect(typeof r.info.rule === "string" || typeof r.info.reason === "string").toBe(true);
-      if (r.info.rule !== "work-limit") expect(work(r.info)).toBeLessThanOrEqual(MATH_WORK_LIMIT);
-    }), { numRuns: 150, seed: 11 });
+    fc.assert(
+      fc.property(expr, (e) => {
+        const r = checkMath("1", box(e));
+        expect(typeof r.info.rule === "string" || typeof r.info.reason === "string").toBe(true);
+        if (r.info.rule !== "work-limit") expect(work(r.info)).toBeLessThanOrEqual(MATH_WORK_LIMIT);
+      }),
+      { numRuns: 150, seed: 11 },
+    );
   });
 });
 
@@ -114,13 +124,16 @@ describe("the meter counts the work it bounds", () => {
       return a;
     };
     const big = fc.bigInt({ min: -(2n ** 200n), max: 2n ** 200n });
-    fc.assert(fc.property(big, big, fc.bigInt({ min: 1n, max: 2n ** 80n }), (a, b, g) => {
-      fc.pre(b !== 0n);
-      const r = rat(a * g, b * g);
-      const e = euclid(a, b);
-      const sign = b < 0n ? -1n : 1n;
-      expect(r).toEqual({ n: (sign * a) / e, d: (sign * b) / e });
-    }), { numRuns: 300, seed: 14 });
+    fc.assert(
+      fc.property(big, big, fc.bigInt({ min: 1n, max: 2n ** 80n }), (a, b, g) => {
+        fc.pre(b !== 0n);
+        const r = rat(a * g, b * g);
+        const e = euclid(a, b);
+        const sign = b < 0n ? -1n : 1n;
+        expect(r).toEqual({ n: (sign * a) / e, d: (sign * b) / e });
+      }),
+      { numRuns: 300, seed: 14 },
+    );
   });
 });
 
@@ -146,29 +159,35 @@ describe("percent signs (D-M5 as amended by issue 11)", () => {
     expect(checkMath(gold, box(pred)).correct).toBe(expected);
   });
   it("for p ≠ q, p% never equals q%; p% always equals p/100 in both directions (fast-check)", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 1, max: 99_999 }), (a, b) => {
-      const p = (a / 100).toString();
-      const q = (b / 100).toString();
-      const hundredth = (a / 10_000).toString();
-      if (a !== b) expect(checkMath(`${p}\\%`, box(`${q}\\%`)).correct).toBe(false);
-      expect(checkMath(`${p}\\%`, box(hundredth)).correct).toBe(true);
-      expect(checkMath(hundredth, box(`${p}\\%`)).correct).toBe(true);
-      expect(checkMath(`${p}\\%`, box(`${hundredth}\\%`)).correct).toBe(false);
-    }), { numRuns: 200, seed: 12 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 1, max: 99_999 }), (a, b) => {
+        const p = (a / 100).toString();
+        const q = (b / 100).toString();
+        const hundredth = (a / 10_000).toString();
+        if (a !== b) expect(checkMath(`${p}\\%`, box(`${q}\\%`)).correct).toBe(false);
+        expect(checkMath(`${p}\\%`, box(hundredth)).correct).toBe(true);
+        expect(checkMath(hundredth, box(`${p}\\%`)).correct).toBe(true);
+        expect(checkMath(`${p}\\%`, box(`${hundredth}\\%`)).correct).toBe(false);
+      }),
+      { numRuns: 200, seed: 12 },
+    );
   });
 });
 
 describe("relations in a box (fast-check)", () => {
   it("for a ≠ b, a relation between constants or a false chain never scores against gold b", () => {
     const int = fc.integer({ min: -10_000, max: 10_000 });
-    fc.assert(fc.property(int, int, (a, b) => {
-      fc.pre(a !== b);
-      const preds = [`${a} = ${b}`, `x = ${a} = ${b}`, `${a} + ${b - a} = ${b}`, `${b} = ${b}`, `0x + ${a} = ${b}`];
-      for (const pred of preds) {
-        expect(checkMath(String(b), box(pred)).correct, pred).toBe(false);
-      }
-      expect(checkMath(String(b), box(`x = ${b}`)).correct).toBe(true);
-      expect(checkMath(String(b), box(`y = ${a} + ${b - a}`)).correct).toBe(true);
-    }), { numRuns: 200, seed: 13 });
+    fc.assert(
+      fc.property(int, int, (a, b) => {
+        fc.pre(a !== b);
+        const preds = [`${a} = ${b}`, `x = ${a} = ${b}`, `${a} + ${b - a} = ${b}`, `${b} = ${b}`, `0x + ${a} = ${b}`];
+        for (const pred of preds) {
+          expect(checkMath(String(b), box(pred)).correct, pred).toBe(false);
+        }
+        expect(checkMath(String(b), box(`x = ${b}`)).correct).toBe(true);
+        expect(checkMath(String(b), box(`y = ${a} + ${b - a}`)).correct).toBe(true);
+      }),
+      { numRuns: 200, seed: 13 },
+    );
   });
 });

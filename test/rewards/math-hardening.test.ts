@@ -205,14 +205,17 @@ describe("unsimplified forms are evaluated in lenient mode only (training never 
     ["1", "\\sin^2 x + \\cos^2 x"],
     ["2", "\\int_{0}^{\\pi} \\sin x \\, dx"],
   ];
-  it.each(cases)("gold %s vs %s: strict 0 (rule unsimplified or symbols), lenient 1, always 1, never 0", (gold, pred) => {
-    const strict = checkMath(gold, box(pred));
-    expect(strict.correct).toBe(false);
-    expect(["unsimplified", "symbols"]).toContain(strict.info.rule);
-    expect(checkMath(gold, box(pred), { mode: "lenient" }).correct).toBe(true);
-    expect(checkMath(gold, box(pred), { unsimplified: "always" }).correct).toBe(true);
-    expect(checkMath(gold, box(pred), { mode: "lenient", unsimplified: "never" }).correct).toBe(false);
-  });
+  it.each(cases)(
+    "gold %s vs %s: strict 0 (rule unsimplified or symbols), lenient 1, always 1, never 0",
+    (gold, pred) => {
+      const strict = checkMath(gold, box(pred));
+      expect(strict.correct).toBe(false);
+      expect(["unsimplified", "symbols"]).toContain(strict.info.rule);
+      expect(checkMath(gold, box(pred), { mode: "lenient" }).correct).toBe(true);
+      expect(checkMath(gold, box(pred), { unsimplified: "always" }).correct).toBe(true);
+      expect(checkMath(gold, box(pred), { mode: "lenient", unsimplified: "never" }).correct).toBe(false);
+    },
+  );
   it("expressions in the same variables are probed in every mode (spec D-M8), removable singularities included", () => {
     expect(checkMath("\\cos 2x", box("\\cos^2 x - \\sin^2 x")).correct).toBe(true);
     expect(checkMath("x+2", box("\\frac{x^2-4}{x-2}")).correct).toBe(true);

@@ -14,7 +14,13 @@ const close = (a: number, b: number, rel = 1e-12): boolean => Math.abs(a - b) <=
 describe("integrate (adaptive Gauss–Kronrod 7–15)", () => {
   it("is exact on x^k over [0, 1] for k = 0..22: 1/(k+1)", () => {
     for (let k = 0; k <= 22; k++) {
-      expect(close(integrate((x) => x ** k, 0, 1, new Work()), 1 / (k + 1)), `k=${k}`).toBe(true);
+      expect(
+        close(
+          integrate((x) => x ** k, 0, 1, new Work()),
+          1 / (k + 1),
+        ),
+        `k=${k}`,
+      ).toBe(true);
     }
   });
   it.each([
@@ -68,17 +74,50 @@ describe("determinants", () => {
     expect(detExact(hilbert(4), new Work())).toEqual({ n: 1n, d: 6048000n });
   });
   it("exact: a row swap flips the sign; a zero column gives 0; a non-square or 13×13 matrix gives null", () => {
-    const m = [[rat(0n), rat(1n)], [rat(1n), rat(0n)]];
+    const m = [
+      [rat(0n), rat(1n)],
+      [rat(1n), rat(0n)],
+    ];
     expect(detExact(m, new Work())).toEqual({ n: -1n, d: 1n });
-    expect(detExact([[rat(0n), rat(1n)], [rat(0n), rat(2n)]], new Work())).toEqual({ n: 0n, d: 1n });
+    expect(
+      detExact(
+        [
+          [rat(0n), rat(1n)],
+          [rat(0n), rat(2n)],
+        ],
+        new Work(),
+      ),
+    ).toEqual({ n: 0n, d: 1n });
     expect(detExact([[rat(1n), rat(2n)]], new Work())).toBeNull();
     const big = Array.from({ length: 13 }, (_, i) => Array.from({ length: 13 }, (_, j) => rat(i === j ? 1n : 0n)));
     expect(detExact(big, new Work())).toBeNull();
   });
   it("floating point with partial pivoting: [[1, 2], [3, 4]] is −2; a rotation has determinant 1", () => {
-    expect(close(detFloat([[1, 2], [3, 4]], new Work()), -2)).toBe(true);
+    expect(
+      close(
+        detFloat(
+          [
+            [1, 2],
+            [3, 4],
+          ],
+          new Work(),
+        ),
+        -2,
+      ),
+    ).toBe(true);
     const t = 0.7;
-    expect(close(detFloat([[Math.cos(t), -Math.sin(t)], [Math.sin(t), Math.cos(t)]], new Work()), 1)).toBe(true);
+    expect(
+      close(
+        detFloat(
+          [
+            [Math.cos(t), -Math.sin(t)],
+            [Math.sin(t), Math.cos(t)],
+          ],
+          new Work(),
+        ),
+        1,
+      ),
+    ).toBe(true);
     expect(detFloat([[1, 2, 3]], new Work())).toBeNaN();
   });
 });

@@ -83,8 +83,18 @@ const TABLE: [string, string, boolean, string][] = [
   ["(1,2)", "1, 2", true, "bare list as tuple"],
   ["(1,2)", "(2,1)", false, "tuples are ordered"],
   ["(1,2)", "\\{1,2\\}", false, "braces always mean a set"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}", true, "matrices element-wise"],
-  ["\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{bmatrix}1&2\\\\4&3\\end{bmatrix}", false, "matrix elements in place"],
+  [
+    "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+    "\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}",
+    true,
+    "matrices element-wise",
+  ],
+  [
+    "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+    "\\begin{bmatrix}1&2\\\\4&3\\end{bmatrix}",
+    false,
+    "matrix elements in place",
+  ],
   ["5", "x=5", true, "prediction equation reduced to its right-hand side"],
   ["x=5", "5", true, "gold assignment reduced"],
   ["x=5", "y=5", false, "two assignments keep their names"],
@@ -122,7 +132,12 @@ const TABLE: [string, string, boolean, string][] = [
   ["x \\in [-2, 7]", "[-2,7]", true, "gold membership reduced like an assignment"],
   ["\\frac{1}{4} \\text{ cup}", "0.25", true, "unit on the gold only"],
   ["\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\pi/2)", true, "tuple of closed forms"],
-  ["f^{-1}(x)=\\frac{x-3}{2}", "\\frac{x-3}{2}", false, "a gold equation whose left side is not a symbol is not reduced"],
+  [
+    "f^{-1}(x)=\\frac{x-3}{2}",
+    "\\frac{x-3}{2}",
+    false,
+    "a gold equation whose left side is not a symbol is not reduced",
+  ],
 ];
 
 describe("math-answer capability table (spec §1.2)", () => {
@@ -173,7 +188,9 @@ describe("math-answer extraction (spec §1.1)", () => {
     expect(checkMath("2", "\\boxed{3} <answer>\\boxed{2}</answer>", { region: "answerTag" }).correct).toBe(true);
     expect(checkMath("2", "<think>2 or 3</think><answer> 2 </answer>", { region: "answerTag" }).correct).toBe(true);
     expect(checkMath("2", "<think>2</think><answer>2 or 3</answer>", { region: "answerTag" }).correct).toBe(false);
-    expect(checkMath("2", "<answer>\\boxed{2}</answer><answer>\\boxed{2}</answer>", { region: "answerTag" }).correct).toBe(false);
+    expect(
+      checkMath("2", "<answer>\\boxed{2}</answer><answer>\\boxed{2}</answer>", { region: "answerTag" }).correct,
+    ).toBe(false);
   });
   it("decimalComma option reads 1,5 as 1.5", () => {
     expect(checkMath("1.5", "\\boxed{1,5}", { decimalComma: true }).correct).toBe(true);
@@ -229,7 +246,11 @@ describe("math-answer adversarial (spec §1.6)", () => {
     // Each is stopped by a size bound before any real work: a tower past the digit budget, a number past 1,000 digits
     // or |e| > 400, an answer over 1,000 chars. The meter (info.work, units of budget.ts) shows it; no clock is read.
     const cases: [string, string][] = [
-      ["9", "9^{9^{9^9}}"], ["1", "1e99999"], ["1", `1${"0".repeat(50_000)}`], ["1", "(".repeat(5_000)], ["1", "NaN"],
+      ["9", "9^{9^{9^9}}"],
+      ["1", "1e99999"],
+      ["1", `1${"0".repeat(50_000)}`],
+      ["1", "(".repeat(5_000)],
+      ["1", "NaN"],
       ["1", "\\infty"],
     ];
     for (const [gold, pred] of cases) {
@@ -255,7 +276,8 @@ describe("math-answer adversarial (spec §1.6)", () => {
     expect((await score("1", `<think>${"filler ".repeat(3_000)}</think> \\boxed{1}`)).score).toBe(1); // reasoning is not counted
   });
   it("empty answers earn nothing", async () => {
-    for (const c of ["", "\\boxed{}", "<think></think>", "The final answer is ."]) expect((await score("0", c)).score).toBe(0);
+    for (const c of ["", "\\boxed{}", "<think></think>", "The final answer is ."])
+      expect((await score("0", c)).score).toBe(0);
   });
   it("choice spam 'A B C D' earns nothing", async () => {
     expect((await score("(B)", box("A B C D"))).score).toBe(0);

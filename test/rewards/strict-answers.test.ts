@@ -60,7 +60,10 @@ describe("hole 2: a box list is exactly one JSON value", () => {
     expect((await det(hack, [[0, 0, 10, 10]], { preset: "visualRft" })).score).toBeCloseTo(3, 12);
   });
   it("tracking reads one JSON list too", async () => {
-    const boxes = [[0, 0, 10, 10], [1, 0, 11, 10]];
+    const boxes = [
+      [0, 0, 10, 10],
+      [1, 0, 11, 10],
+    ];
     const track = (a: string) =>
       rewards.score("tracking-iou", { completion: `${THINK}<answer>${a}</answer>`, gold: { boxes } });
     expect((await track(JSON.stringify(boxes))).score).toBe(2);
@@ -71,11 +74,14 @@ describe("hole 2: a box list is exactly one JSON value", () => {
   });
   it("property: words before or after a valid list always make it unreadable (fast-check)", () => {
     const word = fc.string({ minLength: 1, maxLength: 12 }).filter((w) => /[A-Za-z]/.test(w));
-    fc.assert(fc.property(word, fc.boolean(), (w, before) => {
-      const text = before ? `${w} ${LIST}` : `${LIST} ${w}`;
-      expect(parseBoxList(text, LIST_OPTS)).toBeNull();
-      expect("error" in parseJsonAnswer(text, { repairs: ["singleQuotes"] })).toBe(true);
-    }), { numRuns: 200, seed: 21 });
+    fc.assert(
+      fc.property(word, fc.boolean(), (w, before) => {
+        const text = before ? `${w} ${LIST}` : `${LIST} ${w}`;
+        expect(parseBoxList(text, LIST_OPTS)).toBeNull();
+        expect("error" in parseJsonAnswer(text, { repairs: ["singleQuotes"] })).toBe(true);
+      }),
+      { numRuns: 200, seed: 21 },
+    );
   });
 });
 
@@ -114,21 +120,27 @@ describe("hole 3: many time spans, one paid", () => {
     .tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 30 }))
     .map(([a, l]) => [a, a + l] as [number, number]);
   it("property: under union, spans whose union differs from the gold never get IoU 1 (fast-check)", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(span, { minLength: 1, maxLength: 8 }), async (spans) => {
-      const text = spans.map(([a, b]) => `${a} to ${b}`).join(", ");
-      const covered = (t: number) => spans.some(([a, b]) => a <= t && t < b);
-      let equal = true; // compare the unions on a grid of half-seconds (all ends are integers)
-      for (let t = 0.25; t < 100; t += 0.5) if (covered(t) !== (t > 10 && t < 20)) equal = false;
-      const r = await tg(text, { spans: "union" });
-      if (!equal) expect(r.terms.tiou).toBeLessThan(1);
-      else expect(r.terms.tiou).toBe(1);
-      expect(r.terms.tiou).toBeCloseTo(spansIou([[10, 20]], spans), 12);
-    }), { numRuns: 300, seed: 22 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(span, { minLength: 1, maxLength: 8 }), async (spans) => {
+        const text = spans.map(([a, b]) => `${a} to ${b}`).join(", ");
+        const covered = (t: number) => spans.some(([a, b]) => a <= t && t < b);
+        let equal = true; // compare the unions on a grid of half-seconds (all ends are integers)
+        for (let t = 0.25; t < 100; t += 0.5) if (covered(t) !== (t > 10 && t < 20)) equal = false;
+        const r = await tg(text, { spans: "union" });
+        if (!equal) expect(r.terms.tiou).toBeLessThan(1);
+        else expect(r.terms.tiou).toBe(1);
+        expect(r.terms.tiou).toBeCloseTo(spansIou([[10, 20]], spans), 12);
+      }),
+      { numRuns: 300, seed: 22 },
+    );
   });
   it("property: under single, an answer with two or more spans earns 0 (fast-check)", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(span, { minLength: 2, maxLength: 6 }), async (spans) => {
-      const r = await tg(spans.map(([a, b]) => `${a} to ${b}`).join(" or "));
-      expect(r.score).toBe(0);
-    }), { numRuns: 200, seed: 23 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(span, { minLength: 2, maxLength: 6 }), async (spans) => {
+        const r = await tg(spans.map(([a, b]) => `${a} to ${b}`).join(" or "));
+        expect(r.score).toBe(0);
+      }),
+      { numRuns: 200, seed: 23 },
+    );
   });
 });

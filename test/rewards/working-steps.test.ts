@@ -44,7 +44,11 @@ describe("working-steps: values", () => {
   });
 
   it("missing steps earn partial credit but localise nothing", () => {
-    expect(checkWorking("3+2=5 \\boxed{18}", gold.steps)).toEqual({ score: 0.5, right: 1, reason: "1 step(s) missing" });
+    expect(checkWorking("3+2=5 \\boxed{18}", gold.steps)).toEqual({
+      score: 0.5,
+      right: 1,
+      reason: "1 step(s) missing",
+    });
     expect(checkWorking("\\boxed{18}", gold.steps)).toEqual({ score: 0, right: 0, reason: "2 step(s) missing" });
   });
 });
@@ -56,17 +60,27 @@ describe("working-steps: adversarial completions earn nothing they should not", 
   });
 
   it("a true second step that ignores the first result", () => {
-    expect(checkWorking("3+2=5,4+14=18", gold.steps)).toMatchObject({ score: 0.5, reason: "step 2: does not use the previous result" });
+    expect(checkWorking("3+2=5,4+14=18", gold.steps)).toMatchObject({
+      score: 0.5,
+      reason: "step 2: does not use the previous result",
+    });
   });
 
   it("padding the working with extra steps after a full solution", () => {
-    expect(checkWorking("3+2=5,5+13=18,18+0=18 \\boxed{18}", gold.steps)).toMatchObject({ score: 1, firstErrorEnd: 21, reason: "step 3: more steps than the problem needs" });
+    expect(checkWorking("3+2=5,5+13=18,18+0=18 \\boxed{18}", gold.steps)).toMatchObject({
+      score: 1,
+      firstErrorEnd: 21,
+      reason: "step 3: more steps than the problem needs",
+    });
   });
 
   it("prose, empty pieces and giant numbers are not equations", () => {
     expect(checkWorking("the answer is 18 \\boxed{18}", gold.steps)).toMatchObject({ score: 0, firstErrorEnd: 16 });
     expect(checkWorking(",3+2=5,5+13=18", gold.steps)).toMatchObject({ score: 0, firstErrorEnd: 1 }); // the separator
-    expect(checkWorking("3+2=5,5+99999999999999999999=18", gold.steps)).toMatchObject({ score: 0.5, reason: "step 2: not an equation a op b = c" });
+    expect(checkWorking("3+2=5,5+99999999999999999999=18", gold.steps)).toMatchObject({
+      score: 0.5,
+      reason: "step 2: not an equation a op b = c",
+    });
   });
 
   it("inexact division and negative results are false", () => {

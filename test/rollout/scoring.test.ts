@@ -27,8 +27,20 @@ const task: Task<string> = {
 
 function group(texts: string[]): RolloutGroup {
   const rollouts: Rollout[] = texts.map((text, i) => ({
-    id: `1/0/${i}`, task: "flaky", exampleId: example.id, groupId: "1/0", promptIds: [1, 5], completionIds: [7, 8], samplerLogprobs: [-1, -1],
-    lossMask: [1, 1], text, finishReason: "stop", reward: null, terms: {}, advantage: 0, policyVersion: 0,
+    id: `1/0/${i}`,
+    task: "flaky",
+    exampleId: example.id,
+    groupId: "1/0",
+    promptIds: [1, 5],
+    completionIds: [7, 8],
+    samplerLogprobs: [-1, -1],
+    lossMask: [1, 1],
+    text,
+    finishReason: "stop",
+    reward: null,
+    terms: {},
+    advantage: 0,
+    policyVersion: 0,
   }));
   return { id: "1/0", exampleId: example.id, prompt: example.prompt, rollouts };
 }
@@ -61,7 +73,9 @@ describe("scoreGroups", () => {
     const g = group(["x!", "x!", "4"]);
     await scoreGroups(task, new Map([[example.id, example]]), [g]);
     const alg = resolveConfig({ model: { type: "checkpoint", path: "/x" }, task: { name: "addition" } }).algorithm;
-    expect(() => checkNulls([g], alg.nulls, task)).toThrow(/2 of 3 completions are unscorable.*flaky.*exact.*checker exploded/);
+    expect(() => checkNulls([g], alg.nulls, task)).toThrow(
+      /2 of 3 completions are unscorable.*flaky.*exact.*checker exploded/,
+    );
     expect(() => checkNulls([g], { ...alg.nulls, maxNullFrac: 1 }, task)).not.toThrow();
     expect(() => checkNulls([g], { onNull: "error", maxNullFrac: 1 }, task)).toThrow(/onNull = "error"/);
   });

@@ -30,13 +30,20 @@ describe("drawToken", () => {
   });
   it("records the unfiltered log-prob at the temperature", () => {
     const rng = new Rng(1);
-    for (const [t, k, p] of [[1, 2, 1], [0.5, 0, 0.6], [2, 1, 1]] as const) {
+    for (const [t, k, p] of [
+      [1, 2, 1],
+      [0.5, 0, 0.6],
+      [2, 1, 1],
+    ] as const) {
       const { token, logprob } = drawToken(logits, { temperature: t, topK: k, topP: p }, rng);
       const z = Array.from(logits).reduce((s, x) => s + Math.exp(x / t), 0);
       expect(logprob).toBeCloseTo(logits[token]! / t - Math.log(z), 6);
     }
   });
   it("temperature 0 is greedy with the T = 1 log-prob", () => {
-    expect(drawToken(logits, { temperature: 0, topK: 0, topP: 1 }, new Rng(1))).toEqual({ token: 0, logprob: expect.closeTo(Math.log(0.5), 6) });
+    expect(drawToken(logits, { temperature: 0, topK: 0, topP: 1 }, new Rng(1))).toEqual({
+      token: 0,
+      logprob: expect.closeTo(Math.log(0.5), 6),
+    });
   });
 });

@@ -5,7 +5,12 @@ import { tokenLogprobs, type Transformer } from "../../src/models/transformer.js
 export { noGrad };
 
 /** log_softmax(logits / T) at each completion token from one forward pass over prompt + completion. */
-export function tokenLogprobsFor(model: Transformer, prompt: number[], completion: number[], temperature: number): number[] {
+export function tokenLogprobsFor(
+  model: Transformer,
+  prompt: number[],
+  completion: number[],
+  temperature: number,
+): number[] {
   const seq = [...prompt, ...completion];
   const targets = new Int32Array(seq.length).fill(-100);
   for (let j = 0; j < completion.length; j++) targets[prompt.length - 1 + j] = completion[j]!;

@@ -7,9 +7,17 @@ import { Rng } from "../../src/util/index.js";
 
 const tok = new CharTokenizer();
 const llama = createModel("micro-char", new Rng(1)).model.eval();
-const gpt = createModel("micro-char", new Rng(2), { arch: "gpt2", nKvHeads: 4, dFf: 128, tieEmbeddings: false }).model.eval();
+const gpt = createModel("micro-char", new Rng(2), {
+  arch: "gpt2",
+  nKvHeads: 4,
+  dFf: 128,
+  tieEmbeddings: false,
+}).model.eval();
 
-describe.each([["llama", llama], ["gpt2", gpt]] as const)("sample (%s)", (_name, model) => {
+describe.each([
+  ["llama", llama],
+  ["gpt2", gpt],
+] as const)("sample (%s)", (_name, model) => {
   const prompt = tok.encode("12+34=");
 
   it("records log-probs equal to a full forward pass over the same tokens (T = 1 and T = 0.7)", () => {
@@ -60,7 +68,12 @@ describe.each([["llama", llama], ["gpt2", gpt]] as const)("sample (%s)", (_name,
     expect(g!.finishReason).toBe("length");
     expect(g!.tokens.length).toBe(10);
     const stop = g!.text.slice(3, 5); // a stop string the greedy path reaches after 5 characters
-    const [s] = sample(model, tok, [prompt], { maxNewTokens: 10, temperature: 0, stop: ["not there", stop], rng: new Rng(9) });
+    const [s] = sample(model, tok, [prompt], {
+      maxNewTokens: 10,
+      temperature: 0,
+      stop: ["not there", stop],
+      rng: new Rng(9),
+    });
     expect(s!.finishReason).toBe("stop");
     expect(s!.text.includes(stop)).toBe(true);
     expect(s!.tokens).toEqual(g!.tokens.slice(0, s!.tokens.length));
@@ -69,7 +82,16 @@ describe.each([["llama", llama], ["gpt2", gpt]] as const)("sample (%s)", (_name,
 
   it("ends a row at eos, keeping the eos token and its log-prob", () => {
     const [g] = sample(model, tok, [prompt], { maxNewTokens: 6, temperature: 0, rng: new Rng(10) });
-    const eosTok: Tokenizer = { ...tok, encode: tok.encode.bind(tok), decode: tok.decode.bind(tok), toJSON: tok.toJSON.bind(tok), vocabSize: tok.vocabSize, padId: 0, bosId: 1, eosId: g!.tokens[2]! };
+    const eosTok: Tokenizer = {
+      ...tok,
+      encode: tok.encode.bind(tok),
+      decode: tok.decode.bind(tok),
+      toJSON: tok.toJSON.bind(tok),
+      vocabSize: tok.vocabSize,
+      padId: 0,
+      bosId: 1,
+      eosId: g!.tokens[2]!,
+    };
     const [s] = sample(model, eosTok, [prompt], { maxNewTokens: 6, temperature: 0, rng: new Rng(10) });
     expect(s!.finishReason).toBe("stop");
     expect(s!.tokens).toEqual(g!.tokens.slice(0, g!.tokens.indexOf(g!.tokens[2]!) + 1));

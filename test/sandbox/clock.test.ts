@@ -14,12 +14,19 @@ afterAll(() => closeSharedPool());
 
 const MS = "{ hour: 'numeric', minute: 'numeric', second: 'numeric', fractionalSecondDigits: 3, timeZone: 'UTC' }";
 const MS_OPTIONS = {
-  hour: "numeric", minute: "numeric", second: "numeric", fractionalSecondDigits: 3, timeZone: "UTC",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric",
+  fractionalSecondDigits: 3,
+  timeZone: "UTC",
 } as const;
 /** The fixed instant as the realm should format it (the host's ICU, so its spaces match). */
 const AT = (ms: number) => new Intl.DateTimeFormat("en-US", MS_OPTIONS).format(ms);
 const PARTS = (ms: number) =>
-  new Intl.DateTimeFormat("en-US", MS_OPTIONS).formatToParts(ms).map((p) => p.value).join("");
+  new Intl.DateTimeFormat("en-US", MS_OPTIONS)
+    .formatToParts(ms)
+    .map((p) => p.value)
+    .join("");
 /** The realm-side expression of the same: the parts joined. */
 const JOINED = `new Intl.DateTimeFormat('en-US', ${MS}).formatToParts().map((p) => p.value).join('')`;
 const FIXED_ISO = new Date(FIXED_TIME_MS).toISOString();
@@ -75,10 +82,17 @@ describe("the kernel realm has no clock", () => {
   it.each([
     ["Intl.DateTimeFormat().format()", `Intl.DateTimeFormat('en-US', ${MS}).format()`, AT(FIXED_TIME_MS)],
     ["formatToParts()", JOINED, PARTS(FIXED_TIME_MS)],
-    ["Date, performance and Temporal", "[typeof Date, typeof performance, typeof Temporal]", Array(3).fill("undefined")],
+    [
+      "Date, performance and Temporal",
+      "[typeof Date, typeof performance, typeof Temporal]",
+      Array(3).fill("undefined"),
+    ],
     ["an explicit date still formats", `Intl.DateTimeFormat('en-US', ${MS}).format(86401234)`, AT(86401234)],
-    ["no clock through WebAssembly either", "typeof WebAssembly.Memory === 'function' && !('now' in WebAssembly)",
-      true],
+    [
+      "no clock through WebAssembly either",
+      "typeof WebAssembly.Memory === 'function' && !('now' in WebAssembly)",
+      true,
+    ],
   ])("%s", (_name, expr, want) => {
     expect(inKernelRealm(expr)).toEqual(want);
   });

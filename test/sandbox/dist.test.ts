@@ -15,7 +15,9 @@ import { afterAll, describe, expect, it } from "vitest";
 const SRC = fileURLToPath(new URL("../../src/rewards/sandbox/", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "rlvr-sandbox-dist-"));
-afterAll(() => { if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+});
 
 const SCRIPT = `import { WorkerPool } from "./pool.js";
 const pool = new WorkerPool({ size: 1 });

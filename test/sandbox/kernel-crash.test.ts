@@ -16,7 +16,8 @@ const fenced = (src: string) => "```js\n" + src + "\n```";
 describe("a kernel that aborts V8", () => {
   it("earns −1, is counted, and the next kernel is still timed", async () => {
     const bomb = fenced("const junk = new Array(1e8).fill(0).length;\nfunction matmul(A, B, C, m, n, k) {}");
-    const score = (completion: string) => rewards.score("kernel-speed", { completion, gold: GOLD }, { profile: "test" });
+    const score = (completion: string) =>
+      rewards.score("kernel-speed", { completion, gold: GOLD }, { profile: "test" });
     const before = sharedPool().stats.crashed;
     const crashed = await score(bomb);
     expect(crashed).toMatchObject({ score: -1, terms: { correct: 0 } });

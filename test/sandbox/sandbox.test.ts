@@ -25,7 +25,9 @@ async function runThenHealthy(code: string, extra: Partial<SandboxRequest> = {})
 
 describe("sandbox", () => {
   it("returns the JSON-copied value and the input", async () => {
-    const r = await runInSandbox(req("return { sum: input.xs.reduce((a, b) => a + b, 0), s: 'x' };", { input: { xs: [1, 2, 3] } }));
+    const r = await runInSandbox(
+      req("return { sum: input.xs.reduce((a, b) => a + b, 0), s: 'x' };", { input: { xs: [1, 2, 3] } }),
+    );
     expect(r).toMatchObject({ ok: true, value: { sum: 6, s: "x" } });
   });
 
@@ -66,7 +68,10 @@ describe("sandbox", () => {
     const r = await runThenHealthy(
       "return [typeof fetch, typeof setTimeout, typeof Worker, typeof XMLHttpRequest, typeof WebSocket, typeof queueMicrotask === 'function' ? 'q' : 'none'];",
     );
-    expect(r).toMatchObject({ ok: true, value: ["undefined", "undefined", "undefined", "undefined", "undefined", "none"] });
+    expect(r).toMatchObject({
+      ok: true,
+      value: ["undefined", "undefined", "undefined", "undefined", "undefined", "none"],
+    });
   });
 
   it("has no file access through any global", async () => {

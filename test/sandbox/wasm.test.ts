@@ -124,7 +124,9 @@ describe("WebAssembly memory under the memory limit", () => {
       { numRuns: 24, seed: 41 },
     );
     const modules = await Promise.all(
-      limits.map(({ min, extra }) => wat(`(module (memory (export "memory") ${min}${extra === null ? "" : ` ${min + extra}`}))`)),
+      limits.map(({ min, extra }) =>
+        wat(`(module (memory (export "memory") ${min}${extra === null ? "" : ` ${min + extra}`}))`),
+      ),
     );
     // In one sandbox call: instantiate each, then try to grow it to the largest size it should allow, and one more.
     const code = `return input.modules.map((bytes, i) => {

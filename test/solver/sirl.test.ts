@@ -11,7 +11,8 @@ import { createOptimisationTask } from "../../src/tasks/optimisation.js";
 
 afterAll(() => closeSharedPool());
 
-const wrap = (code: string, lang = "js", think = "reasoning") => `<think>${think}</think>\n<model>max 5x + 4y</model>\n<code>\n\`\`\`${lang}\n${code}\n\`\`\`\n</code>`;
+const wrap = (code: string, lang = "js", think = "reasoning") =>
+  `<think>${think}</think>\n<model>max 5x + 4y</model>\n<code>\n\`\`\`${lang}\n${code}\n\`\`\`\n</code>`;
 
 const honest = `const m = new Model("maximize");
 m.addConstraint({ x: 3, y: 2 }, "<=", 40, "labour");
@@ -56,7 +57,10 @@ describe("sirl reward", () => {
   });
 
   it("ignores a printed objective (§9.4 #1)", async () => {
-    const r = await scoreSirl(wrap("console.log('Just print the best obj: 80'); return 'Just print the best obj: 80';"), GOLD);
+    const r = await scoreSirl(
+      wrap("console.log('Just print the best obj: 80'); return 'Just print the best obj: 80';"),
+      GOLD,
+    );
     expect(r.terms).toMatchObject({ runs: 0, objective: 0 });
   });
 
@@ -72,7 +76,8 @@ describe("sirl reward", () => {
   });
 
   it("pays an honest model whose optimum is 0 (D-S2)", async () => {
-    const code = 'const m = new Model("minimize"); m.addConstraint({ x: 1, y: -1 }, ">=", -5); m.setObjective({ x: 2, y: 3 }); return m;';
+    const code =
+      'const m = new Model("minimize"); m.addConstraint({ x: 1, y: -1 }, ">=", -5); m.setObjective({ x: 2, y: 3 }); return m;';
     const r = await scoreSirl(wrap(code), { objective: 0 });
     expect(r).toMatchObject({ score: 3.5, terms: { objective: 1 } });
   });
@@ -99,7 +104,10 @@ describe("sirl reward", () => {
     const n = 60;
     const w = (i: number, j: number) => ((i * 37 + j * 101) % 47) + 3;
     const obj = Array.from({ length: n }, (_, i) => `${((i * 53) % 97) + 10} x${i}`).join(" + ");
-    const rows = Array.from({ length: 5 }, (_, j) => ` r${j}: ${Array.from({ length: n }, (_, i) => `${w(i, j)} x${i}`).join(" + ")} <= 500`);
+    const rows = Array.from(
+      { length: 5 },
+      (_, j) => ` r${j}: ${Array.from({ length: n }, (_, i) => `${w(i, j)} x${i}`).join(" + ")} <= 500`,
+    );
     const lp = `Maximize\n obj: ${obj}\nSubject To\n${rows.join("\n")}\nBinary\n ${Array.from({ length: n }, (_, i) => `x${i}`).join(" ")}\nEnd`;
     const r = await scoreSirl(wrap(lp, "lp"), { objective: 1 }, { timeLimitS: 0.001 });
     expect(r.terms).toMatchObject({ runs: 1, objective: 0 });
@@ -142,11 +150,17 @@ describe("sirl reward", () => {
     const r = await scoreSirl(wrap(honest), GOLD, { preset: "sirlCode" });
     expect(r).toMatchObject({ score: 0.5 * 2 + 1 + 1, terms: { format: 2 } });
     // Hand-computed: think tags missing (2 × −1/8), one order fault (think before model) → 2 − 0.25 − 1/3.
-    expect(formatGraded("<model>m</model><code>c</code>", { think: "think", model: "model", code: "code" })).toBeCloseTo(2 - 0.25 - 1 / 3, 12);
+    expect(
+      formatGraded("<model>m</model><code>c</code>", { think: "think", model: "model", code: "code" }),
+    ).toBeCloseTo(2 - 0.25 - 1 / 3, 12);
   });
 
   it("adds the stage-2 solution-hit bonus when weighted", async () => {
-    const r = await scoreSirl(wrap(honest), { objective: 80, solution: [0, 20] }, { weights: { format: 0.5, runs: 1, objective: 2, solutionHit: 1 } });
+    const r = await scoreSirl(
+      wrap(honest),
+      { objective: 80, solution: [0, 20] },
+      { weights: { format: 0.5, runs: 1, objective: 2, solutionHit: 1 } },
+    );
     expect(r).toMatchObject({ score: 4.5, terms: { solutionHit: 1 } });
     expect(solutionHitRate([1, 2, 2], [2, 1.0004, 7])).toBeCloseTo(2 / 3, 12);
   });
@@ -159,14 +173,24 @@ describe("optimisation task", () => {
     expect(task.generate("train", 40, 5)).toEqual(train);
     const test = new Set(task.generate("test", 20, 5).map((e) => e.prompt));
     expect(train.filter((e) => test.has(e.prompt))).toEqual([]);
-    expect(task.terms.map((t) => [t.name, t.weight])).toEqual([["format", 0.5], ["runs", 1], ["objective", 2], ["solutionHit", 0]]);
+    expect(task.terms.map((t) => [t.name, t.weight])).toEqual([
+      ["format", 0.5],
+      ["runs", 1],
+      ["objective", 2],
+      ["solutionHit", 0],
+    ]);
     expect(task.correctTerm).toBe("objective");
   });
 
   // The opening words of each family's question template (src/tasks/optimisation-problems.ts).
   const MARKERS: Record<string, RegExp> = {
-    production: /^A workshop makes/, diet: /^A canteen plans/, transport: /^Plants /, knapsack: /^A hiker/,
-    assignment: /^Assign each of/, scheduling: /^A help desk/, blending: /^A foundry blends/,
+    production: /^A workshop makes/,
+    diet: /^A canteen plans/,
+    transport: /^Plants /,
+    knapsack: /^A hiker/,
+    assignment: /^Assign each of/,
+    scheduling: /^A help desk/,
+    blending: /^A foundry blends/,
   };
   const familyOf = (prompt: string) => Object.keys(MARKERS).filter((f) => MARKERS[f]!.test(prompt));
   it("by default draws every family, each prompt from exactly one", () => {

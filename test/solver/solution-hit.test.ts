@@ -18,20 +18,39 @@ const wrap = (code: string, lang = "js") =>
 
 /** Programs that never read the problem: their columns take values common in small textbook optima. */
 const FIXED: [string, string, string][] = [
-  ["all columns 0 but one", "js", `const m = new Model("maximize"); m.addConstraint({ a: 1 }, "<=", 10, "c");
+  [
+    "all columns 0 but one",
+    "js",
+    `const m = new Model("maximize"); m.addConstraint({ a: 1 }, "<=", 10, "c");
     for (const v of ["b", "c", "d", "e", "f"]) m.addConstraint({ [v]: 1 }, "<=", 0, v);
-    m.setObjective({ a: 1, b: 1, c: 1, d: 1, e: 1, f: 1 }); return m;`],
-  ["round numbers", "js", `const m = new Model("maximize");
+    m.setObjective({ a: 1, b: 1, c: 1, d: 1, e: 1, f: 1 }); return m;`,
+  ],
+  [
+    "round numbers",
+    "js",
+    `const m = new Model("maximize");
     [0, 0, 0, 5, 10, 20, 25, 50, 100].forEach((v, i) => m.addConstraint({ ["x" + i]: 1 }, "<=", v, "c" + i));
-    const o = {}; for (let i = 0; i < 9; i++) o["x" + i] = 1; m.setObjective(o); return m;`],
-  ["small integers", "js", `const m = new Model("maximize");
+    const o = {}; for (let i = 0; i < 9; i++) o["x" + i] = 1; m.setObjective(o); return m;`,
+  ],
+  [
+    "small integers",
+    "js",
+    `const m = new Model("maximize");
     for (let i = 0; i < 12; i++) m.addConstraint({ ["y" + i]: 1 }, "<=", i % 6, "c" + i);
-    const o = {}; for (let i = 0; i < 12; i++) o["y" + i] = 1; m.setObjective(o); return m;`],
-  ["an LP with zeros and ones", "lp", "Maximize\n obj: p + q + r + s\nSubject To\n c1: p <= 1\n c2: q <= 0\n" +
-    " c3: r <= 0\n c4: s <= 2\nEnd"],
-  ["a minimisation at the origin plus one", "js", `const m = new Model("minimize");
+    const o = {}; for (let i = 0; i < 12; i++) o["y" + i] = 1; m.setObjective(o); return m;`,
+  ],
+  [
+    "an LP with zeros and ones",
+    "lp",
+    "Maximize\n obj: p + q + r + s\nSubject To\n c1: p <= 1\n c2: q <= 0\n" + " c3: r <= 0\n c4: s <= 2\nEnd",
+  ],
+  [
+    "a minimisation at the origin plus one",
+    "js",
+    `const m = new Model("minimize");
     m.addConstraint({ u: 1 }, ">=", 1, "c"); m.addConstraint({ v: 1, w: 1 }, ">=", 0, "d");
-    m.setObjective({ u: 1, v: 1, w: 1 }); return m;`],
+    m.setObjective({ u: 1, v: 1, w: 1 }); return m;`,
+  ],
 ];
 
 const WEIGHTS = { format: 0.5, runs: 1, objective: 2, solutionHit: 1 };

@@ -1,6 +1,12 @@
 /** countdown-expression: the safe parser, the number rule, the answer block, and adversarial outputs. */
 import { describe, expect, it } from "vitest";
-import { parseExpression, scoreCountdown, countdownOptions, solveCountdown, usesNumbers } from "../../src/rewards/countdown.js";
+import {
+  parseExpression,
+  scoreCountdown,
+  countdownOptions,
+  solveCountdown,
+  usesNumbers,
+} from "../../src/rewards/countdown.js";
 import { rewards } from "../../src/rewards/registry.js";
 import { boxedSpans } from "../../src/rewards/boxed-format.js";
 
@@ -20,7 +26,8 @@ describe("parseExpression", () => {
   ])("%s = %d", (text, value) => expect(parseExpression(text).value).toBeCloseTo(value, 12));
 
   it("records literals in order", () => expect(parseExpression("(3+5)*2").literals).toEqual([3, 5, 2]));
-  it("division by zero gives a non-finite value, not a throw", () => expect(Number.isFinite(parseExpression("1/0").value)).toBe(false));
+  it("division by zero gives a non-finite value, not a throw", () =>
+    expect(Number.isFinite(parseExpression("1/0").value)).toBe(false));
   it.each(["", "-3+5", "3**2", "3^2", "2(3)", "(3+5", "3+5)", "3+", "abc", "3,5", "Math.max(3,5)", "1..2", "3 4"])(
     "rejects %j",
     (text) => expect(() => parseExpression(text)).toThrow(),
@@ -53,7 +60,8 @@ describe("scoreCountdown", () => {
     expect(r.score).toBeCloseTo(0.1, 12);
     expect(r.terms).toEqual({ correct: 0, partial: 0.1 });
   });
-  it("formatCredit 0 makes it binary", () => expect(score("<answer>3+5+2</answer>", { ...o, formatCredit: 0 })).toBe(0));
+  it("formatCredit 0 makes it binary", () =>
+    expect(score("<answer>3+5+2</answer>", { ...o, formatCredit: 0 })).toBe(0));
   it('region "all" reads the whole completion', () => expect(score("(3+5)*2", { ...o, region: "all" })).toBe(1));
   it('region "boxed" reads the single box', () => {
     const b = { ...o, region: "boxed" as const };
@@ -65,7 +73,9 @@ describe("scoreCountdown", () => {
   });
   it("useAll false allows a subset", () => {
     expect(scoreCountdown("<answer>3+5</answer>", { numbers: [3, 5, 2], target: 8 }, o).score).toBe(0);
-    expect(scoreCountdown("<answer>3+5</answer>", { numbers: [3, 5, 2], target: 8 }, { ...o, useAll: false }).score).toBe(1);
+    expect(
+      scoreCountdown("<answer>3+5</answer>", { numbers: [3, 5, 2], target: 8 }, { ...o, useAll: false }).score,
+    ).toBe(1);
   });
   it("bad gold is unscorable (null), never 0 or 1", () => {
     expect(scoreCountdown("<answer>1</answer>", { numbers: [], target: 1 }, o).score).toBeNull();
@@ -91,7 +101,10 @@ describe("scoreCountdown", () => {
   ])("%s scores 0", (_why, completion) => expect(score(completion)).toBe(0));
 
   it("division by zero that uses the numbers correctly counts as a wrong value", () => {
-    expect(scoreCountdown("<answer>3/(5-5)+2</answer>", { numbers: [3, 5, 5, 2], target: 1 }, o).score).toBeCloseTo(0.1, 12);
+    expect(scoreCountdown("<answer>3/(5-5)+2</answer>", { numbers: [3, 5, 5, 2], target: 1 }, o).score).toBeCloseTo(
+      0.1,
+      12,
+    );
   });
 });
 
@@ -103,7 +116,9 @@ describe("registry entry", () => {
     expect(r.score).toBe(spec.maxScore);
   });
   it("rejects unknown options naming the field", async () => {
-    await expect(rewards.score("countdown-expression", { completion: "", gold }, { useall: true })).rejects.toThrow(/useall/);
+    await expect(rewards.score("countdown-expression", { completion: "", gold }, { useall: true })).rejects.toThrow(
+      /useall/,
+    );
   });
   it("solveCountdown finds a solution or says none exists", () => {
     const e = solveCountdown([3, 5, 2], 16)!;

@@ -9,8 +9,10 @@ import { splitOf } from "../../src/tasks/generate.js";
 /** ("+", 3, 4) for "… has 4 pens, gets 3. …": operands of + and * sorted, the rest as written. */
 function signature(prompt: string): string {
   const forms: [RegExp, string][] = [
-    [/has (\d+) \w+, gets (\d+)/, "+"], [/has (\d+) bags of (\d+)/, "*"],
-    [/has (\d+) \w+, loses (\d+)/, "-"], [/splits (\d+) \w+ into (\d+)/, "/"],
+    [/has (\d+) \w+, gets (\d+)/, "+"],
+    [/has (\d+) bags of (\d+)/, "*"],
+    [/has (\d+) \w+, loses (\d+)/, "-"],
+    [/splits (\d+) \w+ into (\d+)/, "/"],
   ];
   const hit = forms.map(([re, op]) => [re.exec(prompt), op] as const).find(([m]) => m !== null);
   if (!hit) throw new Error(`unparsed prompt: ${prompt}`);

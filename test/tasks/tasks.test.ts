@@ -1,7 +1,16 @@
 /** Built-in tasks and the task registry: determinism, disjoint splits, sizes, gold completions, term scoring. */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILTIN_TASKS, getTask, listTasks, registerTask, scoreTerms, scoreWithTerms, splitOf, TaskRegistry } from "../../src/tasks/index.js";
+import {
+  BUILTIN_TASKS,
+  getTask,
+  listTasks,
+  registerTask,
+  scoreTerms,
+  scoreWithTerms,
+  splitOf,
+  TaskRegistry,
+} from "../../src/tasks/index.js";
 import { RewardRegistry, rewards } from "../../src/rewards/registry.js";
 import { parseExpression } from "../../src/rewards/countdown.js";
 import type { Task } from "../../src/tasks/types.js";
@@ -9,7 +18,9 @@ import "../../src/rewards/text-rewards.js"; // registers the real maths checker 
 
 describe("task registry", () => {
   it("lists the built-ins", () => {
-    expect(listTasks().map((d) => d.name)).toEqual(expect.arrayContaining(["addition", "arithmetic", "countdown", "linear-equation"]));
+    expect(listTasks().map((d) => d.name)).toEqual(
+      expect.arrayContaining(["addition", "arithmetic", "countdown", "linear-equation"]),
+    );
   });
   it("rejects duplicate names", () => {
     expect(() => registerTask(BUILTIN_TASKS[0]!)).toThrow(/already registered/);
@@ -40,7 +51,12 @@ describe.each(BUILTIN_TASKS.map((d) => d.name))("built-in task %s", (name) => {
     expect(task.generate("train", 50, 8).map((e) => e.prompt)).not.toEqual(train.slice(0, 50).map((e) => e.prompt));
   });
   it("train and test share no prompt, even across seeds", () => {
-    const other = new Set(task.generate("test", 100, 99).concat(test).map((e) => e.prompt));
+    const other = new Set(
+      task
+        .generate("test", 100, 99)
+        .concat(test)
+        .map((e) => e.prompt),
+    );
     expect(train.filter((e) => other.has(e.prompt))).toEqual([]);
   });
   it("has unique ids and prompts within a split", () => {
@@ -93,7 +109,13 @@ describe("adversarial completions earn no correctness", () => {
     const task = getTask("countdown");
     const [e] = task.generate("test", 1, 5);
     const expr = e!.goldCompletion.slice("\\boxed{".length, -1);
-    for (const c of [expr, `\\boxed{${e!.gold.target}}`, `\\boxed{${expr}}\\boxed{${expr}}`, `<answer>${expr}</answer>`, `\\boxed{${expr}`]) {
+    for (const c of [
+      expr,
+      `\\boxed{${e!.gold.target}}`,
+      `\\boxed{${expr}}\\boxed{${expr}}`,
+      `<answer>${expr}</answer>`,
+      `\\boxed{${expr}`,
+    ]) {
       expect((await task.score(e!, c)).terms.correct, c).toBe(0);
     }
   });
@@ -117,7 +139,11 @@ describe("task-specific checks", () => {
   });
   it("countdown correctness term scores the gold 1 and a valid miss 0.1", async () => {
     const [e] = getTask("countdown").generate("train", 1, 3);
-    const full = await rewards.score("countdown-expression", { completion: e!.goldCompletion, gold: e!.gold }, { region: "boxed" });
+    const full = await rewards.score(
+      "countdown-expression",
+      { completion: e!.goldCompletion, gold: e!.gold },
+      { region: "boxed" },
+    );
     expect(full.score).toBe(1);
     const miss = `\\boxed{${e!.gold.numbers.join("+")}${e!.gold.target === e!.gold.numbers.reduce((a: number, b: number) => a + b) ? "*1" : ""}}`;
     const r = await rewards.score("countdown-expression", { completion: miss, gold: e!.gold }, { region: "boxed" });
@@ -145,7 +171,10 @@ describe("task-specific checks", () => {
       const steps = m[1]!.split(",").map((s) => /^(\d+)([-+*/])(\d+)=(\d+)$/.exec(s)!);
       for (const [, a, op, b, r] of steps) {
         const [x, y] = [Number(a), Number(b)];
-        expect(({ "+": x + y, "-": x - y, "*": x * y, "/": x / y } as Record<string, number>)[op!], e.goldCompletion).toBe(Number(r));
+        expect(
+          ({ "+": x + y, "-": x - y, "*": x * y, "/": x / y } as Record<string, number>)[op!],
+          e.goldCompletion,
+        ).toBe(Number(r));
       }
       for (let i = 1; i < steps.length; i++) expect(steps[i]![1]).toBe(steps[i - 1]![4]); // each step starts from the last result
       expect(steps[steps.length - 1]![4]).toBe(e.gold.answer);
@@ -198,7 +227,7 @@ describe("task-specific checks", () => {
     const [eq1, eq2] = work.split(",") as [string, string];
     // a wrong first result, carried on consistently: wrong answer, error ends after step 1
     const wrong1 = eq1.replace(/=\d+$/, `=${s1 + 1}`);
-    const rest = eq2.replace(new RegExp(`^${s1}`), String(s1 + 1)).replace(/=\d+$/, "=") ;
+    const rest = eq2.replace(new RegExp(`^${s1}`), String(s1 + 1)).replace(/=\d+$/, "=");
     const r = await task.score(e, `${wrong1},${rest}999 \\boxed{999}`);
     expect([r.terms.correct, r.terms.working]).toEqual([0, 0]);
     expect(r.firstErrorEnd).toBe(wrong1.length);
@@ -224,7 +253,10 @@ describe("task-specific checks", () => {
       expect(steps).toHaveLength(3); // count − 1 combinations
       for (const [, a, op, b, r] of steps) {
         const [x, y] = [Number(a), Number(b)];
-        expect(({ "+": x + y, "-": x - y, "*": x * y, "/": x / y } as Record<string, number>)[op!], e.goldCompletion).toBe(Number(r));
+        expect(
+          ({ "+": x + y, "-": x - y, "*": x * y, "/": x / y } as Record<string, number>)[op!],
+          e.goldCompletion,
+        ).toBe(Number(r));
       }
       expect(Number(steps[steps.length - 1]![4])).toBe(e.gold.target);
       expect(parseExpression(m[2]!).value).toBe(e.gold.target);
@@ -268,24 +300,42 @@ describe("scoreTerms", () => {
     { name: "len", reward: "c", weight: 0 },
   ];
   it("weighted sum with unweighted per-term values", () => {
-    const r = scoreTerms(terms, { correct: { score: 1, terms: {} }, format: { score: 0.5, terms: {} }, len: { score: -3, terms: {} } });
+    const r = scoreTerms(terms, {
+      correct: { score: 1, terms: {} },
+      format: { score: 0.5, terms: {} },
+      len: { score: -3, terms: {} },
+    });
     expect(r.score).toBeCloseTo(1.1, 12);
     expect(r.terms).toEqual({ correct: 1, format: 0.5, len: -3 });
   });
   it("a null weighted term makes the score null but keeps the others", () => {
-    const r = scoreTerms(terms, { correct: { score: null, terms: {}, info: { reason: "bad gold" } }, format: { score: 1, terms: {} }, len: { score: 0, terms: {} } });
+    const r = scoreTerms(terms, {
+      correct: { score: null, terms: {}, info: { reason: "bad gold" } },
+      format: { score: 1, terms: {} },
+      len: { score: 0, terms: {} },
+    });
     expect(r.score).toBeNull();
     expect(r.terms).toEqual({ format: 1, len: 0 });
     expect(r.info).toMatchObject({ nullTerms: ["correct"], terms: { correct: { reason: "bad gold" } } });
   });
   it("a null zero-weight term is logged only", () => {
-    const r = scoreTerms(terms, { correct: { score: 0, terms: {} }, format: { score: 1, terms: {} }, len: { score: null, terms: {} } });
+    const r = scoreTerms(terms, {
+      correct: { score: 0, terms: {} },
+      format: { score: 1, terms: {} },
+      len: { score: null, terms: {} },
+    });
     expect(r.score).toBeCloseTo(0.2, 12);
   });
   it("the earliest firstErrorEnd of any term is kept, weight-0 terms included", () => {
-    const r = scoreTerms(terms, { correct: { score: 0, terms: {}, firstErrorEnd: 9 }, format: { score: 1, terms: {} }, len: { score: 0, terms: {}, firstErrorEnd: 4 } });
+    const r = scoreTerms(terms, {
+      correct: { score: 0, terms: {}, firstErrorEnd: 9 },
+      format: { score: 1, terms: {} },
+      len: { score: 0, terms: {}, firstErrorEnd: 4 },
+    });
     expect(r.firstErrorEnd).toBe(4);
-    expect(scoreTerms(terms, { correct: { score: 0, terms: {} }, format: { score: 1, terms: {} } })).not.toHaveProperty("firstErrorEnd");
+    expect(scoreTerms(terms, { correct: { score: 0, terms: {} }, format: { score: 1, terms: {} } })).not.toHaveProperty(
+      "firstErrorEnd",
+    );
   });
   it("a missing or non-finite result is null", () => {
     expect(scoreTerms(terms, { correct: { score: NaN, terms: {} }, format: { score: 1, terms: {} } }).score).toBeNull();
@@ -293,10 +343,19 @@ describe("scoreTerms", () => {
   it("scoreWithTerms runs the registry: a throwing checker gives null, an unknown reward throws", async () => {
     const reg = new RewardRegistry();
     reg.register({ name: "a", description: "", options: z.object({}), score: () => ({ score: 1, terms: {} }) });
-    reg.register({ name: "b", description: "", options: z.object({}), score: () => { throw new Error("boom"); } });
+    reg.register({
+      name: "b",
+      description: "",
+      options: z.object({}),
+      score: () => {
+        throw new Error("boom");
+      },
+    });
     const r = await scoreWithTerms(terms.slice(0, 2), { completion: "x", gold: null }, { registry: reg });
     expect(r.score).toBeNull();
     expect(r.terms).toEqual({ correct: 1 });
-    await expect(scoreWithTerms(terms, { completion: "x", gold: null }, { registry: reg })).rejects.toThrow(/unknown reward "c"/);
+    await expect(scoreWithTerms(terms, { completion: "x", gold: null }, { registry: reg })).rejects.toThrow(
+      /unknown reward "c"/,
+    );
   });
 });

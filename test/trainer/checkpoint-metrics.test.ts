@@ -14,7 +14,9 @@ import { jsonlReporter } from "../../src/trainer/reporters.js";
 
 const config = () =>
   resolveConfig({
-    name: "ckpt-metrics", outDir: mkdtempSync(join(tmpdir(), "rlvr-ckpt-metrics-")), seed: 5,
+    name: "ckpt-metrics",
+    outDir: mkdtempSync(join(tmpdir(), "rlvr-ckpt-metrics-")),
+    seed: 5,
     model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
     task: { name: "addition", options: { maxDigits: 1 }, trainExamples: 40, testExamples: 4 },
     algorithm: { loss: { entropyCoef: 0.05 } },
@@ -33,7 +35,8 @@ describe("checkpoint metrics", () => {
     expect(m.map((r) => r.step)).toEqual([1, 2, 3, 4]);
     expect(m.map((r) => r["time/checkpoint"] !== undefined)).toEqual([false, true, false, true]);
     for (const r of m) {
-      for (const k of ["generate", "reward", "advantage", "update", "oldLogprobs", "weightSync", "step"]) expect(r[`time/${k}`], k).toBeGreaterThanOrEqual(0);
+      for (const k of ["generate", "reward", "advantage", "update", "oldLogprobs", "weightSync", "step"])
+        expect(r[`time/${k}`], k).toBeGreaterThanOrEqual(0);
       expect(r["time/step"]!).toBeGreaterThanOrEqual(r["time/generate"]! + r["time/update"]!);
     }
     expect(m[1]!["time/checkpoint"]!).toBeGreaterThan(0);

@@ -12,18 +12,37 @@ import { tmpdir } from "node:os";
 import { createModel } from "../../src/models/registry.js";
 import { Rng } from "../../src/util/index.js";
 import {
-  completeSteps, loadCheckpoint, pruneCheckpoints, recoverCheckpoints, saveCheckpoint, type KillPoint, type TrainerState,
+  completeSteps,
+  loadCheckpoint,
+  pruneCheckpoints,
+  recoverCheckpoints,
+  saveCheckpoint,
+  type KillPoint,
+  type TrainerState,
 } from "../../src/trainer/checkpoints.js";
 import { RunDir } from "../../src/trainer/run-dir.js";
 
 const { model, tokenizer } = createModel("micro-char", new Rng(1));
-const state = (step: number): TrainerState => ({ step, rng: new Rng(step).state(), beta: 0, best: null, counters: { dataCursor: step } });
+const state = (step: number): TrainerState => ({
+  step,
+  rng: new Rng(step).state(),
+  beta: 0,
+  best: null,
+  counters: { dataCursor: step },
+});
 const save = (dir: string, name: string, step: number, kill?: KillPoint) =>
-  saveCheckpoint(dir, name, { model, tokenizer, optimizerState: { m: new Float32Array([step]) }, state: state(step) }, kill);
+  saveCheckpoint(
+    dir,
+    name,
+    { model, tokenizer, optimizerState: { m: new Float32Array([step]) }, state: state(step) },
+    kill,
+  );
 /** A hook that "kills" the process at `at` (throws, so nothing after that line runs). */
-const killAt = (at: Parameters<KillPoint>[0]): KillPoint => (p) => {
-  if (p === at) throw new Error(`killed at ${p}`);
-};
+const killAt =
+  (at: Parameters<KillPoint>[0]): KillPoint =>
+  (p) => {
+    if (p === at) throw new Error(`killed at ${p}`);
+  };
 const hidden = (dir: string) => readdirSync(dir).filter((n) => n.startsWith("."));
 const stepOf = (dir: string) => loadCheckpoint(dir).state.step;
 
@@ -77,7 +96,11 @@ describe("kill points of pruneCheckpoints", () => {
     save(dir, "step-6", 6);
     expect(() => pruneCheckpoints(dir, 2, killAt("trashed"))).toThrow(/killed/);
     expect(completeSteps(dir)).toEqual([4, 6]);
-    expect(readdirSync(dir).filter((n) => /^step-/.test(n)).sort()).toEqual(["step-4", "step-6"]);
+    expect(
+      readdirSync(dir)
+        .filter((n) => /^step-/.test(n))
+        .sort(),
+    ).toEqual(["step-4", "step-6"]);
     recoverCheckpoints(dir);
     expect(hidden(dir)).toEqual([]);
     for (const s of [4, 6]) expect(stepOf(join(dir, `step-${s}`))).toBe(s);
@@ -117,11 +140,14 @@ describe("leftovers from older versions and from atomic writes", () => {
     const run = new RunDir(root);
     save(run.checkpointsDir, "step-2", 2);
     mkdirSync(join(run.checkpointsDir, "start"));
-    writeFileSync(join(root, ".metrics.jsonl.4242.1700000000000.tmp"), "{\"step\":1}\n");
+    writeFileSync(join(root, ".metrics.jsonl.4242.1700000000000.tmp"), '{"step":1}\n');
     writeFileSync(join(run.checkpointsDir, "start", ".model.safetensors.4242.1700000000000.tmp"), "partial");
     writeFileSync(join(root, "notes.txt"), "the user's own file");
     writeFileSync(join(root, ".hidden-user-file.tmp"), "not our pattern");
-    expect(run.recover().sort()).toEqual([".metrics.jsonl.4242.1700000000000.tmp", ".model.safetensors.4242.1700000000000.tmp"]);
+    expect(run.recover().sort()).toEqual([
+      ".metrics.jsonl.4242.1700000000000.tmp",
+      ".model.safetensors.4242.1700000000000.tmp",
+    ]);
     expect(readdirSync(root).sort()).toEqual([".hidden-user-file.tmp", "checkpoints", "notes.txt"]);
     expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("the user's own file");
   });
@@ -129,16 +155,33 @@ describe("leftovers from older versions and from atomic writes", () => {
 
 describe("a training checkpoint whose own files lie", () => {
   const broken: Array<[string, (dir: string) => void, RegExp]> = [
-    ["optimizer.json not JSON", (d) => writeFileSync(join(d, "optimizer.json"), "{"), /optimizer\.json: missing or not valid JSON/],
+    [
+      "optimizer.json not JSON",
+      (d) => writeFileSync(join(d, "optimizer.json"), "{"),
+      /optimizer\.json: missing or not valid JSON/,
+    ],
     ["state.json missing", (d) => rmSync(join(d, "state.json")), /state\.json: missing or not valid JSON/],
-    ["state.json without a step", (d) => writeFileSync(join(d, "state.json"), "{\"step\": -1}"), /not a trainer state/],
-    ["optimizer.bin torn", (d) => writeFileSync(join(d, "optimizer.bin"), Buffer.alloc(3)), /3 bytes is not a whole number/],
-    ["a moment past the blob", (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ m: { __f32: 0, length: 99 } })),
-      /values \[0, \+99\) lie outside the 1 stored values/],
-    ["a negative offset", (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ m: { __f32: -1, length: 1 } })),
-      /values \[-1, \+1\) lie outside/],
-    ["a tensor with a bad shape", (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ t: { __tensor: 0, shape: [1.5] } })),
-      /a tensor has shape \[1\.5\]/],
+    ["state.json without a step", (d) => writeFileSync(join(d, "state.json"), '{"step": -1}'), /not a trainer state/],
+    [
+      "optimizer.bin torn",
+      (d) => writeFileSync(join(d, "optimizer.bin"), Buffer.alloc(3)),
+      /3 bytes is not a whole number/,
+    ],
+    [
+      "a moment past the blob",
+      (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ m: { __f32: 0, length: 99 } })),
+      /values \[0, \+99\) lie outside the 1 stored values/,
+    ],
+    [
+      "a negative offset",
+      (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ m: { __f32: -1, length: 1 } })),
+      /values \[-1, \+1\) lie outside/,
+    ],
+    [
+      "a tensor with a bad shape",
+      (d) => writeFileSync(join(d, "optimizer.json"), JSON.stringify({ t: { __tensor: 0, shape: [1.5] } })),
+      /a tensor has shape \[1\.5\]/,
+    ],
   ];
   it.each(broken)("%s: a CheckpointError naming the file", (_name, edit, pattern) => {
     const dir = fresh();

@@ -12,16 +12,33 @@ const char = new CharTokenizer();
 function rollout(text: string, extra: Partial<Rollout> = {}): Rollout {
   const ids = char.encode(text);
   return {
-    id: "1/0/0", task: "arithmetic", exampleId: "e", groupId: "1/0", promptIds: [1], completionIds: ids,
-    samplerLogprobs: ids.map(() => -0.1), lossMask: ids.map(() => 1), text, finishReason: "stop", reward: 0.2,
-    terms: { correct: 0 }, advantage: -1, policyVersion: 0, ...extra,
+    id: "1/0/0",
+    task: "arithmetic",
+    exampleId: "e",
+    groupId: "1/0",
+    promptIds: [1],
+    completionIds: ids,
+    samplerLogprobs: ids.map(() => -0.1),
+    lossMask: ids.map(() => 1),
+    text,
+    finishReason: "stop",
+    reward: 0.2,
+    terms: { correct: 0 },
+    advantage: -1,
+    policyVersion: 0,
+    ...extra,
   };
 }
 
 describe("credit after the first verified mistake", () => {
   it("char tokens: everything after `3+2=6` is masked, the mistake and what precedes it are trained", () => {
     const r = rollout("3+2=6,6+13=19 \\boxed{19}", { firstErrorEnd: 5 });
-    const g: RolloutGroup = { id: "1/0", exampleId: "e", prompt: "p", rollouts: [r, rollout("3+2=5,5+13=18 \\boxed{18}")] };
+    const g: RolloutGroup = {
+      id: "1/0",
+      exampleId: "e",
+      prompt: "p",
+      rollouts: [r, rollout("3+2=5,5+13=18 \\boxed{18}")],
+    };
     maskAfterFirstError([g], char);
     expect(r.lossMask.slice(0, 5)).toEqual([1, 1, 1, 1, 1]);
     expect(r.lossMask.slice(5).every((m) => m === 0)).toBe(true);
@@ -58,8 +75,13 @@ describe("credit after the first verified mistake", () => {
   });
 
   it("is off by default, and a wrong value fails at load naming the field and the allowed values", () => {
-    const base = { model: { type: "checkpoint", path: "/x" }, task: { name: "arithmetic", options: { showWork: true } } };
+    const base = {
+      model: { type: "checkpoint", path: "/x" },
+      task: { name: "arithmetic", options: { showWork: true } },
+    };
     expect(resolveConfig(base).algorithm.loss.afterFirstError).toBe("train");
-    expect(() => resolveConfig({ ...base, algorithm: { loss: { afterFirstError: "drop" } } })).toThrow(/algorithm\.loss\.afterFirstError[\s\S]*train[\s\S]*mask/);
+    expect(() => resolveConfig({ ...base, algorithm: { loss: { afterFirstError: "drop" } } })).toThrow(
+      /algorithm\.loss\.afterFirstError[\s\S]*train[\s\S]*mask/,
+    );
   });
 });

@@ -22,12 +22,32 @@ describe("passAtK", () => {
 });
 
 describe("renderLinePlot", () => {
-  const svg = renderLinePlot("a <b> & c", [
-    { name: "reward", color: "#1f77b4", points: [[1, 0.2], [2, 0.5], [3, NaN], [4, 0.9]] },
-    { name: "pass@1", color: "#ff7f0e", points: [[0, 0.1], [4, 0.6]] },
-  ], { x: "step", y: "value" });
+  const svg = renderLinePlot(
+    "a <b> & c",
+    [
+      {
+        name: "reward",
+        color: "#1f77b4",
+        points: [
+          [1, 0.2],
+          [2, 0.5],
+          [3, NaN],
+          [4, 0.9],
+        ],
+      },
+      {
+        name: "pass@1",
+        color: "#ff7f0e",
+        points: [
+          [0, 0.1],
+          [4, 0.6],
+        ],
+      },
+    ],
+    { x: "step", y: "value" },
+  );
   it("is one well-formed svg element with escaped text", () => {
-    expect(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"")).toBe(true);
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.trim().endsWith("</svg>")).toBe(true);
     expect(svg).toContain("a &lt;b&gt; &amp; c");
   });

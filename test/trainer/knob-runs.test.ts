@@ -40,7 +40,10 @@ const spreadRewards = (gs: RolloutGroup[]) =>
 type Metrics = Record<string, number>;
 async function run(name: string, algorithm: object, opts: TrainOptions = {}, preset?: string): Promise<Metrics[]> {
   const config = resolveConfig({
-    name, outDir: mkdtempSync(join(tmpdir(), "rlvr-knobs-")), seed: 7, ...(preset ? { preset } : {}),
+    name,
+    outDir: mkdtempSync(join(tmpdir(), "rlvr-knobs-")),
+    seed: 7,
+    ...(preset ? { preset } : {}),
     model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
     task: { name: "addition", options: { maxDigits: 1 }, trainExamples: 40, testExamples: 4 },
     algorithm,
@@ -113,23 +116,40 @@ describe("reward and credit fields in a run", () => {
 describe("kl.sections on rollout records", () => {
   const tok = new CharTokenizer();
   const texts = ["ab<python>x=1</python>", "<python>y</python>cd", "plain text", "e<python>zz"];
-  const rollouts = (): RolloutGroup[] => [{
-    id: "1/0", exampleId: "e", prompt: "p",
-    rollouts: texts.map((text, i): Rollout => {
-      const ids = tok.encode(text);
-      return {
-        id: `1/0/${i}`, task: "t", exampleId: "e", groupId: "1/0", promptIds: [1], completionIds: ids, text,
-        finishReason: "stop", samplerLogprobs: ids.map((_, t) => -1 - 0.1 * t),
-        refLogprobs: ids.map((_, t) => -1.4 + 0.05 * t), lossMask: ids.map(() => 1),
-        reward: [1, 0, 1, 0][i]!, terms: {}, advantage: 0, policyVersion: 0,
-      };
-    }),
-  }];
+  const rollouts = (): RolloutGroup[] => [
+    {
+      id: "1/0",
+      exampleId: "e",
+      prompt: "p",
+      rollouts: texts.map((text, i): Rollout => {
+        const ids = tok.encode(text);
+        return {
+          id: `1/0/${i}`,
+          task: "t",
+          exampleId: "e",
+          groupId: "1/0",
+          promptIds: [1],
+          completionIds: ids,
+          text,
+          finishReason: "stop",
+          samplerLogprobs: ids.map((_, t) => -1 - 0.1 * t),
+          refLogprobs: ids.map((_, t) => -1.4 + 0.05 * t),
+          lossMask: ids.map(() => 1),
+          reward: [1, 0, 1, 0][i]!,
+          terms: {},
+          advantage: 0,
+          policyVersion: 0,
+        };
+      }),
+    },
+  ];
   function flip(sections: string[] | null, placement: "loss" | "reward") {
     const config = resolveConfig({
-      model: { type: "checkpoint", path: "/x" }, task: { name: "addition" },
+      model: { type: "checkpoint", path: "/x" },
+      task: { name: "addition" },
       algorithm: {
-        advantage: { type: "batchNorm" }, policy: { clip: { type: "ppo" } },
+        advantage: { type: "batchNorm" },
+        policy: { clip: { type: "ppo" } },
         kl: { beta: 0.1, estimator: "k1", placement, sections },
       },
     });

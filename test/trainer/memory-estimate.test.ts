@@ -15,7 +15,8 @@ import { loadRecipe, resolveConfig } from "../../src/trainer/recipe.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const base = {
-  name: "mem", outDir: "/tmp/rlvr-mem-unused",
+  name: "mem",
+  outDir: "/tmp/rlvr-mem-unused",
   model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
   task: { name: "addition", options: { maxDigits: 1 }, trainExamples: 10, testExamples: 4 },
   train: { promptsPerStep: 2, groupSize: 4, maxCompletionTokens: 8, microBatchSize: 4 },
@@ -25,10 +26,53 @@ const base = {
 
 describe("parameterCount", () => {
   const shapes: Array<[string, TransformerConfigInput]> = [
-    ["gpt2, tied", { arch: "gpt2", vocabSize: 50, dModel: 16, nLayers: 2, nHeads: 2, nKvHeads: 2, dFf: 40, maxSeqLen: 12 }],
-    ["gpt2, untied", { arch: "gpt2", vocabSize: 50, dModel: 16, nLayers: 1, nHeads: 4, nKvHeads: 4, dFf: 64, maxSeqLen: 9, tieEmbeddings: false }],
-    ["llama, GQA", { arch: "llama", vocabSize: 70, dModel: 32, nLayers: 2, nHeads: 4, nKvHeads: 2, dFf: 48, maxSeqLen: 16, tieEmbeddings: false }],
-    ["qwen2 biases, head_dim set", { arch: "llama", vocabSize: 30, dModel: 24, nLayers: 3, nHeads: 3, nKvHeads: 1, headDim: 10, dFf: 20, maxSeqLen: 8, qkvBias: true }],
+    [
+      "gpt2, tied",
+      { arch: "gpt2", vocabSize: 50, dModel: 16, nLayers: 2, nHeads: 2, nKvHeads: 2, dFf: 40, maxSeqLen: 12 },
+    ],
+    [
+      "gpt2, untied",
+      {
+        arch: "gpt2",
+        vocabSize: 50,
+        dModel: 16,
+        nLayers: 1,
+        nHeads: 4,
+        nKvHeads: 4,
+        dFf: 64,
+        maxSeqLen: 9,
+        tieEmbeddings: false,
+      },
+    ],
+    [
+      "llama, GQA",
+      {
+        arch: "llama",
+        vocabSize: 70,
+        dModel: 32,
+        nLayers: 2,
+        nHeads: 4,
+        nKvHeads: 2,
+        dFf: 48,
+        maxSeqLen: 16,
+        tieEmbeddings: false,
+      },
+    ],
+    [
+      "qwen2 biases, head_dim set",
+      {
+        arch: "llama",
+        vocabSize: 30,
+        dModel: 24,
+        nLayers: 3,
+        nHeads: 3,
+        nKvHeads: 1,
+        headDim: 10,
+        dFf: 20,
+        maxSeqLen: 8,
+        qkvBias: true,
+      },
+    ],
   ];
   it.each(shapes)("%s: equals the parameters a real model has", (_name, input) => {
     const c = parseTransformerConfig(input);
@@ -54,7 +98,8 @@ describe("estimateMemory", () => {
   });
   it("grows linearly with groupSize in the sampling parts", () => {
     const m = modelConfigOf(resolveConfig(base))!;
-    const at = (g: number) => estimateMemory(resolveConfig({ ...base, train: { ...base.train, groupSize: g } }), m, 10, 300);
+    const at = (g: number) =>
+      estimateMemory(resolveConfig({ ...base, train: { ...base.train, groupSize: g } }), m, 10, 300);
     const [a, b] = [at(4), at(8)];
     expect(b.heap[0]!.bytes).toBe(2 * a.heap[0]!.bytes);
     expect(b.tensors[0]!.bytes).toBe(a.tensors[0]!.bytes);
@@ -71,8 +116,12 @@ describe("memoryProblems", () => {
     const c = resolveConfig(base);
     const probs = memoryProblems({ ...c, train: { ...c.train, groupSize: 1e8 } });
     expect(probs.map((p) => p.path)).toEqual(["train.groupSize", "train.groupSize"]);
-    expect(probs[0]!.message).toMatch(/needs about [\d.]+ GiB of tensor memory, more than the limit of .* \(os\.totalmem\(\)\): the KV cache/);
-    expect(probs[1]!.message).toMatch(/of JS heap, more than the limit .*V8 heap limit.*rollout records of one step \(200000000 rows\)/);
+    expect(probs[0]!.message).toMatch(
+      /needs about [\d.]+ GiB of tensor memory, more than the limit of .* \(os\.totalmem\(\)\): the KV cache/,
+    );
+    expect(probs[1]!.message).toMatch(
+      /of JS heap, more than the limit .*V8 heap limit.*rollout records of one step \(200000000 rows\)/,
+    );
   });
   it("names the field furthest above its default among those that drive the largest part", () => {
     const c = resolveConfig(base);
@@ -81,9 +130,16 @@ describe("memoryProblems", () => {
   });
   it("is empty for a recipe that fits, and resolveConfig refuses one that does not", () => {
     expect(memoryProblems(resolveConfig(base))).toEqual([]);
-    expect(() => resolveConfig({ ...base, train: { ...base.train, groupSize: 1e8 } })).toThrow(/train\.groupSize: the recipe needs about/);
+    expect(() => resolveConfig({ ...base, train: { ...base.train, groupSize: 1e8 } })).toThrow(
+      /train\.groupSize: the recipe needs about/,
+    );
   });
   it("formats sizes", () => {
-    expect([fmtBytes(512), fmtBytes(1536), fmtBytes(3 * 2 ** 30), fmtBytes(2 ** 50)]).toEqual(["512 B", "1.5 KiB", "3.0 GiB", "1.0 PiB"]);
+    expect([fmtBytes(512), fmtBytes(1536), fmtBytes(3 * 2 ** 30), fmtBytes(2 ** 50)]).toEqual([
+      "512 B",
+      "1.5 KiB",
+      "3.0 GiB",
+      "1.0 PiB",
+    ]);
   });
 });

@@ -27,7 +27,16 @@ const isDigit = (id: number) => /[0-9]/.test(tok.decode([id]));
 const reward = (y1: number, y2: number) => (isDigit(y1) ? 1 : 0) + (y2 === y1 ? 1 : 0);
 
 function tinyModel(): Transformer {
-  const cfg = parseTransformerConfig({ arch: "gpt2", vocabSize: V, dModel: 16, nLayers: 1, nHeads: 2, nKvHeads: 2, dFf: 32, maxSeqLen: 8 });
+  const cfg = parseTransformerConfig({
+    arch: "gpt2",
+    vocabSize: V,
+    dModel: 16,
+    nLayers: 1,
+    nHeads: 2,
+    nKvHeads: 2,
+    dFf: 32,
+    maxSeqLen: 8,
+  });
   return new Transformer(cfg, new Rng(11).split("init"));
 }
 
@@ -56,13 +65,18 @@ function exactObjective(model: Transformer): { J: Tensor; logp: Float32Array; se
 
 const flat = (model: Transformer) => trainableParams(model).flatMap(([, p]) => Array.from(p.data));
 const cosine = (a: number[], b: number[]) => {
-  let ab = 0, aa = 0, bb = 0;
+  let ab = 0,
+    aa = 0,
+    bb = 0;
   for (let i = 0; i < a.length; i++) [ab, aa, bb] = [ab + a[i]! * b[i]!, aa + a[i]! ** 2, bb + b[i]! ** 2];
   return ab / Math.sqrt(aa * bb);
 };
 
 /** The update `updatePolicy` makes from G completions sampled from π (rewards shuffled when `shuffle`). */
-function grpoUpdate(G: number, shuffle: boolean): { delta: number[]; gradJ: number[]; J0: number; jAlong: (eps: number) => number } {
+function grpoUpdate(
+  G: number,
+  shuffle: boolean,
+): { delta: number[]; gradJ: number[]; J0: number; jAlong: (eps: number) => number } {
   const model = tinyModel();
   const params = trainableParams(model);
   const theta0 = flat(model);
@@ -90,9 +104,20 @@ function grpoUpdate(G: number, shuffle: boolean): { delta: number[]; gradJ: numb
     const [y1, y2] = [Math.floor(lo / V), lo % V];
     rewards.push(reward(y1, y2));
     rollouts.push({
-      id: `0/0/${i}`, task: "t", exampleId: "e", groupId: "0/0", promptIds: [...PROMPT], completionIds: [y1, y2],
-      samplerLogprobs: [logp[lo * T + P - 1]!, logp[lo * T + P]!], lossMask: [1, 1], text: "", finishReason: "length",
-      reward: 0, terms: {}, advantage: 0, policyVersion: 0,
+      id: `0/0/${i}`,
+      task: "t",
+      exampleId: "e",
+      groupId: "0/0",
+      promptIds: [...PROMPT],
+      completionIds: [y1, y2],
+      samplerLogprobs: [logp[lo * T + P - 1]!, logp[lo * T + P]!],
+      lossMask: [1, 1],
+      text: "",
+      finishReason: "length",
+      reward: 0,
+      terms: {},
+      advantage: 0,
+      policyVersion: 0,
     });
   }
   const used = shuffle ? new Rng(9).shuffle(rewards) : rewards;
@@ -100,22 +125,41 @@ function grpoUpdate(G: number, shuffle: boolean): { delta: number[]; gradJ: numb
   rollouts.forEach((r, i) => (r.advantage = adv[i]!));
 
   const config = resolveConfig({
-    name: "pg", outDir: "/tmp", seed: 0, preset: "grpo",
+    name: "pg",
+    outDir: "/tmp",
+    seed: 0,
+    preset: "grpo",
     model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 8 },
     task: { name: "addition" },
     algorithm: { kl: { beta: 0 } },
-    train: { lr: 1, maxCompletionTokens: 2, microBatchSize: 1024, maxGradNorm: null, optimizer: { type: "sgd", momentum: 0 } },
+    train: {
+      lr: 1,
+      maxCompletionTokens: 2,
+      microBatchSize: 1024,
+      maxGradNorm: null,
+      optimizer: { type: "sgd", momentum: 0 },
+    },
   });
   updatePolicy({
-    model, optimizer: buildOptimizer(config.train, model), params, rollouts, beta: 0, lr: 1,
-    algorithm: buildAlgorithm(config.algorithm, { maxCompletionTokens: 2 }), train: config.train, temperature: 1,
-    rng: new Rng(0), padId: tok.padId, warn: () => {},
+    model,
+    optimizer: buildOptimizer(config.train, model),
+    params,
+    rollouts,
+    beta: 0,
+    lr: 1,
+    algorithm: buildAlgorithm(config.algorithm, { maxCompletionTokens: 2 }),
+    train: config.train,
+    temperature: 1,
+    rng: new Rng(0),
+    padId: tok.padId,
+    warn: () => {},
   });
   const delta = flat(model).map((x, i) => x - theta0[i]!);
   const norm = Math.sqrt(delta.reduce((s, x) => s + x * x, 0));
   const jAlong = (eps: number) => {
     let k = 0;
-    for (const [, p] of params) for (let j = 0; j < p.data.length; j++, k++) p.data[j] = theta0[k]! + (eps * delta[k]!) / norm;
+    for (const [, p] of params)
+      for (let j = 0; j < p.data.length; j++, k++) p.data[j] = theta0[k]! + (eps * delta[k]!) / norm;
     return noGrad(() => exactObjective(model).J.data[0]!);
   };
   return { delta, gradJ, J0: J.data[0]!, jAlong };

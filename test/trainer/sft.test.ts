@@ -16,7 +16,8 @@ describe("SFT", () => {
     expect(a.completionStart).toBe(5);
     const batch = makeSftBatch([a, b], tok.padId);
     expect([batch.batch, batch.seqLen, batch.tokens]).toEqual([2, 6, 4]);
-    const three = tok.encode("3")[0]!, nine = tok.encode("9")[0]!;
+    const three = tok.encode("3")[0]!,
+      nine = tok.encode("9")[0]!;
     expect(Array.from(batch.targets)).toEqual([-100, -100, -100, -100, three, 2, -100, -100, nine, 2, -100, -100]);
     expect(Array.from(batch.ids.slice(6))).toEqual([1, nine, tok.encode("=")[0]!, nine, 0, 0]);
   });
@@ -34,22 +35,39 @@ describe("SFT", () => {
     expect(history.at(-1)!.loss).toBeLessThan(0.1);
     expect(history[0]!.lr).toBeLessThan(history[10]!.lr); // warm-up
     model.eval();
-    const out = sample(model, tok, examples.map((e) => [tok.bosId, ...tok.encode(e.prompt)]), { maxNewTokens: 3, temperature: 0, rng: new Rng(3) });
+    const out = sample(
+      model,
+      tok,
+      examples.map((e) => [tok.bosId, ...tok.encode(e.prompt)]),
+      { maxNewTokens: 3, temperature: 0, rng: new Rng(3) },
+    );
     expect(out.map((s) => s.text)).toEqual(examples.map((e) => e.completion));
     expect(out.every((s) => s.finishReason === "stop")).toBe(true);
   });
 
   it("rejects bad options and over-long examples by name", () => {
     const { model } = createModel("micro-char", new Rng(1));
-    expect(() => trainSft(model, tok, [], { steps: 1, batchSize: 1, lr: 1e-3, rng: new Rng(0) })).toThrow(/no examples/);
-    expect(() => trainSft(model, tok, [{ prompt: "x".repeat(200), completion: "y" }], { steps: 1, batchSize: 1, lr: 1e-3, rng: new Rng(0) })).toThrow(/example 0 has 203 tokens, more than the model's maxSeqLen 128/);
+    expect(() => trainSft(model, tok, [], { steps: 1, batchSize: 1, lr: 1e-3, rng: new Rng(0) })).toThrow(
+      /no examples/,
+    );
+    expect(() =>
+      trainSft(model, tok, [{ prompt: "x".repeat(200), completion: "y" }], {
+        steps: 1,
+        batchSize: 1,
+        lr: 1e-3,
+        rng: new Rng(0),
+      }),
+    ).toThrow(/example 0 has 203 tokens, more than the model's maxSeqLen 128/);
   });
 });
 
 describe("SFT until", () => {
   it("stops after the step at which `until` first returns true, and runs every step without it", () => {
     const { model } = createModel("micro-char", new Rng(2));
-    const examples = [{ prompt: "1+1=", completion: "2" }, { prompt: "2+3=", completion: "5" }];
+    const examples = [
+      { prompt: "1+1=", completion: "2" },
+      { prompt: "2+3=", completion: "5" },
+    ];
     const base = { steps: 10, batchSize: 2, lr: 1e-3, rng: new Rng(3) };
     const seen: number[] = [];
     const h = trainSft(model, tok, examples, { ...base, until: (m) => (seen.push(m.step), m.step === 4) });

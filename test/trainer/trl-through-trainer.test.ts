@@ -51,9 +51,21 @@ describe("TRL 1.13 loss fixtures through the trainer's loss path", () => {
     const algo = buildAlgorithm(AlgorithmSchema.parse(recipeOf(c.trl)), { maxCompletionTokens });
     const old = c.oldLogp ?? c.logp; // num_iterations 1: TRL's old log-probs are lp_θ detached
     const rollouts: Rollout[] = c.logp.map((row, b) => ({
-      id: `1/0/${b}`, task: "t", exampleId: "e", groupId: "1/0", promptIds: [3], completionIds: row.map(() => 5),
-      samplerLogprobs: old[b]!, lossMask: c.mask[b]!, text: "", finishReason: "stop", reward: 0, terms: {},
-      advantage: c.trlAdvantages[c.rows[b]!]!, policyVersion: 0, ...(c.refLogp ? { refLogprobs: c.refLogp[b]! } : {}),
+      id: `1/0/${b}`,
+      task: "t",
+      exampleId: "e",
+      groupId: "1/0",
+      promptIds: [3],
+      completionIds: row.map(() => 5),
+      samplerLogprobs: old[b]!,
+      lossMask: c.mask[b]!,
+      text: "",
+      finishReason: "stop",
+      reward: 0,
+      terms: {},
+      advantage: c.trlAdvantages[c.rows[b]!]!,
+      policyVersion: 0,
+      ...(c.refLogp ? { refLogprobs: c.refLogp[b]! } : {}),
     }));
     const p = packRollouts(rollouts, 0);
     const grid = new Float32Array(p.B * p.T);

@@ -28,7 +28,9 @@ describe("a throwing reward inside a run", () => {
   it("marks those completions unscorable, counts them, and finishes the run", async () => {
     if (!tasks.has("flaky-addition")) registerTask(flakyAddition());
     const config = resolveConfig({
-      name: "flaky", outDir: mkdtempSync(join(tmpdir(), "rlvr-flaky-")), seed: 3,
+      name: "flaky",
+      outDir: mkdtempSync(join(tmpdir(), "rlvr-flaky-")),
+      seed: 3,
       model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
       task: { name: "flaky-addition", trainExamples: 40, testExamples: 4 },
       algorithm: { nulls: { maxNullFrac: 1 } },
@@ -49,7 +51,9 @@ describe("a throwing reward inside a run", () => {
   it("stops with an error naming the task when nulls exceed maxNullFrac", async () => {
     if (!tasks.has("flaky-addition")) registerTask(flakyAddition());
     const config = resolveConfig({
-      name: "flaky2", outDir: mkdtempSync(join(tmpdir(), "rlvr-flaky-")), seed: 3,
+      name: "flaky2",
+      outDir: mkdtempSync(join(tmpdir(), "rlvr-flaky-")),
+      seed: 3,
       model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
       task: { name: "flaky-addition", trainExamples: 40, testExamples: 4 },
       algorithm: { nulls: { maxNullFrac: 0 } },

@@ -19,22 +19,48 @@ import { policySurrogate, updatePolicy } from "../../src/trainer/policy-update.j
 import type { Rollout } from "../../src/rollout/types.js";
 
 // Spec §11.4: two completions; sequence 2's third token is padding (m = 0).
-const LP = [[-1.0, -0.5, -2.0], [-0.3, -1.2, -0.9]];
-const OLD = [[-1.3, -0.2, -2.0], [-0.6, -0.85, -0.9]];
-const REF = [[-1.2, -0.4, -2.5], [-0.5, -1.0, -0.9]];
-const MASK = [[1, 1, 1], [1, 1, 0]];
+const LP = [
+  [-1.0, -0.5, -2.0],
+  [-0.3, -1.2, -0.9],
+];
+const OLD = [
+  [-1.3, -0.2, -2.0],
+  [-0.6, -0.85, -0.9],
+];
+const REF = [
+  [-1.2, -0.4, -2.5],
+  [-0.5, -1.0, -0.9],
+];
+const MASK = [
+  [1, 1, 1],
+  [1, 1, 0],
+];
 const ADV = [1.0, -0.5];
 
 function rollouts(): Rollout[] {
   return LP.map((_, b) => ({
-    id: `1/0/${b}`, task: "t", exampleId: "e", groupId: "1/0", promptIds: [3, 4], completionIds: [5, 6, 7],
-    samplerLogprobs: OLD[b]!, lossMask: MASK[b]!, text: "", finishReason: "stop" as const, reward: 0, terms: {},
-    advantage: ADV[b]!, refLogprobs: REF[b]!, policyVersion: 0,
+    id: `1/0/${b}`,
+    task: "t",
+    exampleId: "e",
+    groupId: "1/0",
+    promptIds: [3, 4],
+    completionIds: [5, 6, 7],
+    samplerLogprobs: OLD[b]!,
+    lossMask: MASK[b]!,
+    text: "",
+    finishReason: "stop" as const,
+    reward: 0,
+    terms: {},
+    advantage: ADV[b]!,
+    refLogprobs: REF[b]!,
+    policyVersion: 0,
   }));
 }
 
 const BASE = {
-  model: { type: "checkpoint", path: "/x" }, task: { name: "addition" }, train: { maxCompletionTokens: 4 },
+  model: { type: "checkpoint", path: "/x" },
+  task: { name: "addition" },
+  train: { maxCompletionTokens: 4 },
 };
 const recipe = (algorithm: object) => resolveConfig({ ...BASE, algorithm }).algorithm;
 
@@ -46,7 +72,10 @@ function trainerGrad(algorithm: object, beta: number, split: number[][]): { grad
   const grad = LP.map((row) => row.map(() => 0));
   const metrics: Metrics[] = [];
   for (const idx of split) {
-    const p = packRollouts(idx.map((i) => all[i]!), 0);
+    const p = packRollouts(
+      idx.map((i) => all[i]!),
+      0,
+    );
     const grid = new Float32Array(p.B * p.T);
     idx.forEach((i, b) => LP[i]!.forEach((x, j) => (grid[b * p.T + p.starts[b]! + j] = x)));
     const logp = tensor(grid, [p.B, p.T], { requiresGrad: true });
@@ -72,10 +101,34 @@ const close = (got: number[][], want: number[][], tol: number) =>
 describe("the trainer's micro-batch loss is the exported policyLoss", () => {
   const dapoish = { policy: { clip: { type: "ppo", epsLow: 0.2, epsHigh: 0.28 } }, kl: { beta: 0.04 } };
   it.each([
-    ["seqMeanTokenMean", [[0.001208, -0.124171, -0.164044], [0.170545, -0.002214, 0]]],
-    ["tokenMean", [[0.00145, -0.149005, -0.196852], [0.136436, -0.001771, 0]]],
-    ["seqMeanTokenSum", [[0.003625, -0.372513, -0.492131], [0.34109, -0.004428, 0]]],
-    ["constantNorm", [[0.000906, -0.093128, -0.123033], [0.085273, -0.001107, 0]]],
+    [
+      "seqMeanTokenMean",
+      [
+        [0.001208, -0.124171, -0.164044],
+        [0.170545, -0.002214, 0],
+      ],
+    ],
+    [
+      "tokenMean",
+      [
+        [0.00145, -0.149005, -0.196852],
+        [0.136436, -0.001771, 0],
+      ],
+    ],
+    [
+      "seqMeanTokenSum",
+      [
+        [0.003625, -0.372513, -0.492131],
+        [0.34109, -0.004428, 0],
+      ],
+    ],
+    [
+      "constantNorm",
+      [
+        [0.000906, -0.093128, -0.123033],
+        [0.085273, -0.001107, 0],
+      ],
+    ],
   ] as const)("§11.4 %s: spec values, hand-written policyLoss options, any micro-batch split", (aggregation, want) => {
     const cfg = { ...dapoish, loss: { aggregation } };
     const user = userGrad({ clip: ppoClip(0.2, 0.28), beta: 0.04, aggregation, maxCompletionTokens: 4 });
@@ -87,7 +140,10 @@ describe("the trainer's micro-batch loss is the exported policyLoss", () => {
   });
   it("KL in the reward or monitored only: no β in the loss, KL still logged", () => {
     const none = userGrad({ clip: ppoClip(0.2, 0.28), beta: 0, aggregation: "tokenMean" }).grad;
-    const kls: object[] = [{ beta: 0.04, placement: "reward" }, { beta: 0.04, monitorOnly: true }];
+    const kls: object[] = [
+      { beta: 0.04, placement: "reward" },
+      { beta: 0.04, monitorOnly: true },
+    ];
     kls.push({ beta: 0, monitorOnly: true });
     for (const kl of kls) {
       const { grad, metrics } = trainerGrad({ ...dapoish, kl, loss: { aggregation: "tokenMean" } }, 0.04, [[0, 1]]);
@@ -119,13 +175,24 @@ describe("the whole updatePolicy on a tiny model", () => {
     const texts = ["12", "345", "6", "7890"];
     const rs = (): Rollout[] =>
       texts.map((t, i) => ({
-        id: `1/0/${i}`, task: "t", exampleId: "e", groupId: "1/0", promptIds: tok.encode("a+b="),
-        completionIds: tok.encode(t), samplerLogprobs: tok.encode(t).map((_, j) => -2.5 - 0.3 * j - 0.2 * i),
-        lossMask: tok.encode(t).map((_, j) => (i === 3 && j === 3 ? 0 : 1)), text: t, finishReason: "stop" as const,
-        reward: 0, terms: {}, advantage: [1, -0.5, 0.8, -1.3][i]!, policyVersion: 0,
+        id: `1/0/${i}`,
+        task: "t",
+        exampleId: "e",
+        groupId: "1/0",
+        promptIds: tok.encode("a+b="),
+        completionIds: tok.encode(t),
+        samplerLogprobs: tok.encode(t).map((_, j) => -2.5 - 0.3 * j - 0.2 * i),
+        lossMask: tok.encode(t).map((_, j) => (i === 3 && j === 3 ? 0 : 1)),
+        text: t,
+        finishReason: "stop" as const,
+        reward: 0,
+        terms: {},
+        advantage: [1, -0.5, 0.8, -1.3][i]!,
+        policyVersion: 0,
       }));
     const config = resolveConfig({
-      model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 12 }, task: { name: "addition" },
+      model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 12 },
+      task: { name: "addition" },
       algorithm: {
         policy: { clip: { type: "ppo", epsLow: 0.2, epsHigh: 0.28 } },
         kl: { beta: 0 },
@@ -141,7 +208,9 @@ describe("the whole updatePolicy on a tiny model", () => {
     const lpRows = rows.map((r, b) => r.completionIds.map((_, j) => logp.data[b * p.T + p.starts[b]! + j]!));
     const out = policyLoss(
       {
-        logp: lpRows, oldLogp: rows.map((r) => r.samplerLogprobs), mask: rows.map((r) => r.lossMask),
+        logp: lpRows,
+        oldLogp: rows.map((r) => r.samplerLogprobs),
+        mask: rows.map((r) => r.lossMask),
         advantages: rows.map((r) => r.advantage),
       },
       { clip: ppoClip(0.2, 0.28), beta: 0, aggregation: "tokenMean" },
@@ -157,10 +226,18 @@ describe("the whole updatePolicy on a tiny model", () => {
       const params = trainableParams(model);
       const before = params.flatMap(([, q]) => Array.from(q.data));
       updatePolicy({
-        model, optimizer: buildOptimizer(config.train, model), params, rollouts: rs(), beta: 0, lr: 1, temperature: 1,
+        model,
+        optimizer: buildOptimizer(config.train, model),
+        params,
+        rollouts: rs(),
+        beta: 0,
+        lr: 1,
+        temperature: 1,
         algorithm: buildAlgorithm(config.algorithm, { maxCompletionTokens: 4 }),
         train: { ...config.train, microBatchSize },
-        rng: new Rng(0), padId: tok.padId, warn: () => {},
+        rng: new Rng(0),
+        padId: tok.padId,
+        warn: () => {},
       });
       const delta = params.flatMap(([, q]) => Array.from(q.data)).map((x, k) => before[k]! - x);
       const scale = Math.max(...want.map(Math.abs));

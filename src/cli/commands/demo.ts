@@ -28,27 +28,39 @@ export function packageRoot(): string {
 export function register(program: Command): void {
   program
     .command("demo")
-    .description("GRPO on a tiny char-level model from its SFT start, on CPU in a few minutes; prints pass@1 before and after")
+    .description(
+      "GRPO on a tiny char-level model from its SFT start, on CPU in a few minutes; prints pass@1 before and after",
+    )
     .option("--out-dir <dir>", "parent folder of the run folder", "runs")
     .option("--name <name>", "run name", "demo")
     .option("--set <field=value...>", "override recipe fields", [])
     .option("--overwrite", "let the demo delete an earlier run made with a different recipe in its run folder")
-    .action(withErrors(async (o: { outDir: string; name: string; set: string[]; overwrite?: boolean }) => {
-      const recipe = join(packageRoot(), "recipes", "demo.yaml");
-      const config = loadRecipe(recipe, { ...parseSets(o.set), outDir: o.outDir, name: o.name });
-      const run = new RunDir(join(config.outDir, config.name));
-      const t0 = Date.now();
-      const res = await train(config, {
-        resume: false,
-        overwrite: o.overwrite === true,
-        reporters: [consoleReporter(), jsonlReporter(run), svgReporter(run, `rlvr demo: GRPO on ${config.task.name}`)],
-      });
-      const key = `eval/${config.task.name}/pass@1`;
-      const before = res.startEval?.[key] ?? NaN;
-      const after = res.finalEval?.[key] ?? NaN;
-      console.log("");
-      console.log(`held-out pass@1 before RL: ${(before * 100).toFixed(1)}%`);
-      console.log(`held-out pass@1 after RL:  ${(after * 100).toFixed(1)}%  (${after >= before ? "+" : ""}${((after - before) * 100).toFixed(1)} points)`);
-      console.log(`time: ${fmtTime((Date.now() - t0) / 1000)}; run folder: ${res.runDir} (metrics.jsonl, eval.jsonl, samples.jsonl, plot.svg)`);
-    }));
+    .action(
+      withErrors(async (o: { outDir: string; name: string; set: string[]; overwrite?: boolean }) => {
+        const recipe = join(packageRoot(), "recipes", "demo.yaml");
+        const config = loadRecipe(recipe, { ...parseSets(o.set), outDir: o.outDir, name: o.name });
+        const run = new RunDir(join(config.outDir, config.name));
+        const t0 = Date.now();
+        const res = await train(config, {
+          resume: false,
+          overwrite: o.overwrite === true,
+          reporters: [
+            consoleReporter(),
+            jsonlReporter(run),
+            svgReporter(run, `rlvr demo: GRPO on ${config.task.name}`),
+          ],
+        });
+        const key = `eval/${config.task.name}/pass@1`;
+        const before = res.startEval?.[key] ?? NaN;
+        const after = res.finalEval?.[key] ?? NaN;
+        console.log("");
+        console.log(`held-out pass@1 before RL: ${(before * 100).toFixed(1)}%`);
+        console.log(
+          `held-out pass@1 after RL:  ${(after * 100).toFixed(1)}%  (${after >= before ? "+" : ""}${((after - before) * 100).toFixed(1)} points)`,
+        );
+        console.log(
+          `time: ${fmtTime((Date.now() - t0) / 1000)}; run folder: ${res.runDir} (metrics.jsonl, eval.jsonl, samples.jsonl, plot.svg)`,
+        );
+      }),
+    );
 }

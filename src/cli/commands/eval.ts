@@ -11,11 +11,18 @@ import { latestCheckpoint } from "../../trainer/checkpoints.js";
 import { evaluate } from "../../trainer/evaluate.js";
 
 /** Resolves a run folder (best, else newest checkpoint) or a model folder to the folder to load. */
-export function resolveModelDir(path: string, which?: string): { dir: string; config: ReturnType<typeof TrainConfigSchema.parse> | null } {
+export function resolveModelDir(
+  path: string,
+  which?: string,
+): { dir: string; config: ReturnType<typeof TrainConfigSchema.parse> | null } {
   if (existsSync(join(path, "config.json")) && existsSync(join(path, "checkpoints"))) {
     const config = readRunConfig(join(path, "config.json"));
     const ck = join(path, "checkpoints");
-    const dir = which ? join(ck, which) : existsSync(join(ck, "best")) ? join(ck, "best") : latestCheckpoint(ck) ?? join(ck, "start");
+    const dir = which
+      ? join(ck, which)
+      : existsSync(join(ck, "best"))
+        ? join(ck, "best")
+        : (latestCheckpoint(ck) ?? join(ck, "start"));
     if (!existsSync(dir)) throw new ConfigError(`${path}: no checkpoint "${which ?? "best"}" in ${ck}`);
     return { dir, config };
   }
@@ -54,23 +61,40 @@ export function register(program: Command): void {
     .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
     .option("--json", "print one JSON object instead of lines")
     .option("--allow-non-finite", "load a checkpoint even if it has NaN/Inf weights")
-    .action(withErrors(async (path: string, o: { checkpoint?: string; task?: string; examples?: number; temperature?: number; k?: number[]; maxNewTokens?: number; seed: number; json?: boolean; allowNonFinite?: boolean }) => {
-      const { dir, config } = resolveModelDir(path, o.checkpoint);
-      const taskName = o.task ?? config?.task.name;
-      if (!taskName) throw new ConfigError("eval: --task is required for a checkpoint folder outside a run");
-      const task = getTask(taskName, config && taskName === config.task.name ? config.task.options : {});
-      const examples = task.generate("test", o.examples ?? config?.eval.examples ?? 100, config?.task.seed ?? 0);
-      const { model, tokenizer } = loadModel(dir, { allowNonFinite: o.allowNonFinite === true });
-      const res = await evaluate(model, tokenizer, task, examples, {
-        temperature: o.temperature ?? config?.eval.temperature ?? 0,
-        k: o.k ?? config?.eval.k ?? [1],
-        maxNewTokens: o.maxNewTokens ?? config?.train.maxCompletionTokens ?? task.maxNewTokens ?? 64,
-        seed: o.seed,
-      });
-      if (o.json) console.log(JSON.stringify({ checkpoint: dir, ...res.metrics }));
-      else {
-        console.log(`checkpoint: ${dir}`);
-        for (const [k, v] of Object.entries(res.metrics)) console.log(`${k.padEnd(36)} ${v.toFixed(4)}`);
-      }
-    }));
+    .action(
+      withErrors(
+        async (
+          path: string,
+          o: {
+            checkpoint?: string;
+            task?: string;
+            examples?: number;
+            temperature?: number;
+            k?: number[];
+            maxNewTokens?: number;
+            seed: number;
+            json?: boolean;
+            allowNonFinite?: boolean;
+          },
+        ) => {
+          const { dir, config } = resolveModelDir(path, o.checkpoint);
+          const taskName = o.task ?? config?.task.name;
+          if (!taskName) throw new ConfigError("eval: --task is required for a checkpoint folder outside a run");
+          const task = getTask(taskName, config && taskName === config.task.name ? config.task.options : {});
+          const examples = task.generate("test", o.examples ?? config?.eval.examples ?? 100, config?.task.seed ?? 0);
+          const { model, tokenizer } = loadModel(dir, { allowNonFinite: o.allowNonFinite === true });
+          const res = await evaluate(model, tokenizer, task, examples, {
+            temperature: o.temperature ?? config?.eval.temperature ?? 0,
+            k: o.k ?? config?.eval.k ?? [1],
+            maxNewTokens: o.maxNewTokens ?? config?.train.maxCompletionTokens ?? task.maxNewTokens ?? 64,
+            seed: o.seed,
+          });
+          if (o.json) console.log(JSON.stringify({ checkpoint: dir, ...res.metrics }));
+          else {
+            console.log(`checkpoint: ${dir}`);
+            for (const [k, v] of Object.entries(res.metrics)) console.log(`${k.padEnd(36)} ${v.toFixed(4)}`);
+          }
+        },
+      ),
+    );
 }

@@ -6,31 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { z } from "zod";
-import { rewards, type RewardInput, type RewardSpec } from "../../rewards/index.js";
+import { rewards, type RewardInput } from "../../rewards/index.js";
+import { describeOptions, rewardCatalog } from "../../serve/catalog.js";
 
-interface OptionDoc {
-  name: string;
-  type: string;
-  default?: unknown;
-  description?: string;
-}
-
-/** The options of a reward as name, type, default and description (from its zod schema). */
-export function describeOptions(spec: RewardSpec<any, any>): OptionDoc[] {
-  let schema: { properties?: Record<string, { type?: string; enum?: unknown[]; default?: unknown; description?: string }> };
-  try {
-    schema = z.toJSONSchema(spec.options, { io: "input", unrepresentable: "any" }) as typeof schema;
-  } catch {
-    return [];
-  }
-  return Object.entries(schema.properties ?? {}).map(([name, p]) => ({
-    name,
-    type: p.enum ? p.enum.map((v) => JSON.stringify(v)).join("|") : (p.type ?? "any"),
-    ...(p.default !== undefined ? { default: p.default } : {}),
-    ...(p.description ? { description: p.description } : {}),
-  }));
-}
+/** The options of a reward as name, type, default and description (one implementation, in the catalog). */
+export { describeOptions };
 
 function readJson(path: string, what: string): unknown {
   let text: string;
@@ -87,7 +67,7 @@ export function register(program: Command): void {
     .description("list the registered rewards with their options")
     .option("--json", "print JSON instead of text")
     .action((o: { json?: boolean }) => {
-      const list = rewards.list().map((s) => ({ name: s.name, description: s.description, modelJudged: s.modelJudged ?? false, options: describeOptions(s) }));
+      const list = rewardCatalog();
       if (o.json) return console.log(JSON.stringify(list, null, 2));
       for (const r of list) {
         console.log(`${r.name}${r.modelJudged ? " [MODEL-JUDGED]" : ""}: ${r.description}`);
@@ -105,29 +85,40 @@ export function register(program: Command): void {
     .requiredOption("--completion <file>", "text file holding the completion")
     .option("--options <json>", "reward options as JSON", "{}")
     .option("--json", "print the result as JSON")
-    .action(guarded(async (name: string, o: { example: string; completion: string; options: string; json?: boolean }) => {
-      if (!rewards.has(name)) fail(`unknown reward "${name}"; known: ${rewards.list().map((s) => s.name).join(", ")}`);
-      let options: unknown;
-      try {
-        options = JSON.parse(o.options);
-      } catch {
-        fail(`--options is not valid JSON: ${o.options}`);
-      }
-      const parsed = rewards.get(name).options.safeParse(options ?? {});
-      if (!parsed.success) fail(`--options for ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
-      let example: unknown;
-      let completion: string;
-      try {
-        example = readJson(o.example, "--example");
-        completion = readFileSync(o.completion, "utf8");
-      } catch (err) {
-        fail(err instanceof Error ? err.message : String(err));
-      }
-      const result = await rewards.score(name, inputFromExample(example, completion), options);
-      if (o.json) return console.log(JSON.stringify({ reward: name, ...result }, null, 2));
-      console.log(`reward: ${name}`);
-      console.log(`score:  ${result.score === null ? "null (not scorable)" : result.score}`);
-      for (const [k, v] of Object.entries(result.terms)) console.log(`  ${k}: ${v}`);
-      if (result.info) console.log(`info:   ${JSON.stringify(result.info)}`);
-    }));
+    .action(
+      guarded(async (name: string, o: { example: string; completion: string; options: string; json?: boolean }) => {
+        if (!rewards.has(name))
+          fail(
+            `unknown reward "${name}"; known: ${rewards
+              .list()
+              .map((s) => s.name)
+              .join(", ")}`,
+          );
+        let options: unknown;
+        try {
+          options = JSON.parse(o.options);
+        } catch {
+          fail(`--options is not valid JSON: ${o.options}`);
+        }
+        const parsed = rewards.get(name).options.safeParse(options ?? {});
+        if (!parsed.success)
+          fail(
+            `--options for ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+          );
+        let example: unknown;
+        let completion: string;
+        try {
+          example = readJson(o.example, "--example");
+          completion = readFileSync(o.completion, "utf8");
+        } catch (err) {
+          fail(err instanceof Error ? err.message : String(err));
+        }
+        const result = await rewards.score(name, inputFromExample(example, completion), options);
+        if (o.json) return console.log(JSON.stringify({ reward: name, ...result }, null, 2));
+        console.log(`reward: ${name}`);
+        console.log(`score:  ${result.score === null ? "null (not scorable)" : result.score}`);
+        for (const [k, v] of Object.entries(result.terms)) console.log(`  ${k}: ${v}`);
+        if (result.info) console.log(`info:   ${JSON.stringify(result.info)}`);
+      }),
+    );
 }

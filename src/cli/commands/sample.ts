@@ -20,29 +20,67 @@ export function register(program: Command): void {
     .option("--count <n>", "task prompts", (v) => Number(v), 4)
     .option("-n <n>", "completions per prompt", (v) => Number(v), 1)
     .option("--temperature <t>", "sampling temperature (0 = greedy)", (v) => Number(v), 1)
-    .option("--max-new-tokens <n>", "completion budget (default: the run's, else the task's, else 64; capped by the model's context)", (v) => Number(v))
+    .option(
+      "--max-new-tokens <n>",
+      "completion budget (default: the run's, else the task's, else 64; capped by the model's context)",
+      (v) => Number(v),
+    )
     .option("--seed <n>", "sampling seed", (v) => Number(v), 0)
     .option("--allow-non-finite", "load a checkpoint even if it has NaN/Inf weights")
-    .action(withErrors(async (path: string, o: { prompt?: string; task?: string; count: number; n: number; temperature: number; maxNewTokens?: number; seed: number; allowNonFinite?: boolean }) => {
-      const { dir, config } = resolveModelDir(path);
-      const { model, tokenizer } = loadModel(dir, { allowNonFinite: o.allowNonFinite === true });
-      const taskName = o.task ?? (o.prompt ? undefined : config?.task.name);
-      const optionsOf = (name: string) => (config && name === config.task.name ? config.task.options : {});
-      const task = taskName ? getTask(taskName, optionsOf(taskName)) : null;
-      const stop = task?.stop ?? (config ? getTask(config.task.name, config.task.options).stop : undefined);
-      const examples = task ? task.generate("test", o.count, config?.task.seed ?? 0) : [{ id: "prompt", prompt: o.prompt ?? "", gold: null, goldCompletion: "" }];
-      const rows = examples.flatMap((e) => Array.from({ length: o.n }, () => promptIds(tokenizer, e.prompt)));
-      const room = model.config.maxSeqLen - Math.max(...rows.map((r) => r.length));
-      const maxNewTokens = Math.min(o.maxNewTokens ?? config?.train.maxCompletionTokens ?? task?.maxNewTokens ?? 64, room);
-      const out = noGrad(() => sample(model, tokenizer, rows, { maxNewTokens, temperature: o.temperature, ...(stop ? { stop } : {}), rng: new Rng(o.seed) }));
-      for (let q = 0; q < examples.length; q++) {
-        const e = examples[q]!;
-        console.log(`--- ${e.id}: ${JSON.stringify(e.prompt)}`);
-        for (let i = 0; i < o.n; i++) {
-          const s = out[q * o.n + i]!;
-          const score = task ? await task.score(e as never, s.text, s.tokens).catch((err: Error) => ({ score: null, terms: { error: err.message } })) : null;
-          console.log(`${JSON.stringify(s.text)} [${s.finishReason}, ${s.tokens.length} tokens]${score ? ` reward ${score.score} ${JSON.stringify(score.terms)}` : ""}`);
-        }
-      }
-    }));
+    .action(
+      withErrors(
+        async (
+          path: string,
+          o: {
+            prompt?: string;
+            task?: string;
+            count: number;
+            n: number;
+            temperature: number;
+            maxNewTokens?: number;
+            seed: number;
+            allowNonFinite?: boolean;
+          },
+        ) => {
+          const { dir, config } = resolveModelDir(path);
+          const { model, tokenizer } = loadModel(dir, { allowNonFinite: o.allowNonFinite === true });
+          const taskName = o.task ?? (o.prompt ? undefined : config?.task.name);
+          const optionsOf = (name: string) => (config && name === config.task.name ? config.task.options : {});
+          const task = taskName ? getTask(taskName, optionsOf(taskName)) : null;
+          const stop = task?.stop ?? (config ? getTask(config.task.name, config.task.options).stop : undefined);
+          const examples = task
+            ? task.generate("test", o.count, config?.task.seed ?? 0)
+            : [{ id: "prompt", prompt: o.prompt ?? "", gold: null, goldCompletion: "" }];
+          const rows = examples.flatMap((e) => Array.from({ length: o.n }, () => promptIds(tokenizer, e.prompt)));
+          const room = model.config.maxSeqLen - Math.max(...rows.map((r) => r.length));
+          const maxNewTokens = Math.min(
+            o.maxNewTokens ?? config?.train.maxCompletionTokens ?? task?.maxNewTokens ?? 64,
+            room,
+          );
+          const out = noGrad(() =>
+            sample(model, tokenizer, rows, {
+              maxNewTokens,
+              temperature: o.temperature,
+              ...(stop ? { stop } : {}),
+              rng: new Rng(o.seed),
+            }),
+          );
+          for (let q = 0; q < examples.length; q++) {
+            const e = examples[q]!;
+            console.log(`--- ${e.id}: ${JSON.stringify(e.prompt)}`);
+            for (let i = 0; i < o.n; i++) {
+              const s = out[q * o.n + i]!;
+              const score = task
+                ? await task
+                    .score(e as never, s.text, s.tokens)
+                    .catch((err: Error) => ({ score: null, terms: { error: err.message } }))
+                : null;
+              console.log(
+                `${JSON.stringify(s.text)} [${s.finishReason}, ${s.tokens.length} tokens]${score ? ` reward ${score.score} ${JSON.stringify(score.terms)}` : ""}`,
+              );
+            }
+          }
+        },
+      ),
+    );
 }

@@ -12,19 +12,27 @@ export function register(program: Command): void {
     .option("--show <n>", "examples to print", (v) => Number(v), 3)
     .option("--split <split>", "train or test", "test")
     .option("--seed <n>", "generator seed", (v) => Number(v), 0)
-    .action(withErrors((name: string | undefined, o: { show: number; split: "train" | "test"; seed: number }) => {
-      if (!name) {
-        for (const d of listTasks()) console.log(`${d.name.padEnd(18)} ${d.description}`);
-        return;
-      }
-      const def = registry.definition(name);
-      const task = getTask(name);
-      console.log(`${task.name}: ${task.description}`);
-      console.log(`reward terms: ${task.terms.map((t) => `${t.name} (${t.reward}, weight ${t.weight})`).join(", ")}; correctness: ${task.correctTerm}`);
-      const shape = (def.options as unknown as { _zod?: { def?: { shape?: Record<string, { description?: string }> } } })._zod?.def?.shape;
-      if (shape) for (const [k, v] of Object.entries(shape)) console.log(`  option ${k}: ${v.description ?? ""}`);
-      for (const e of task.generate(o.split, o.show, o.seed)) {
-        console.log(`--- ${e.id}\nprompt: ${JSON.stringify(e.prompt)}\ngold completion: ${JSON.stringify(e.goldCompletion)}`);
-      }
-    }));
+    .action(
+      withErrors((name: string | undefined, o: { show: number; split: "train" | "test"; seed: number }) => {
+        if (!name) {
+          for (const d of listTasks()) console.log(`${d.name.padEnd(18)} ${d.description}`);
+          return;
+        }
+        const def = registry.definition(name);
+        const task = getTask(name);
+        console.log(`${task.name}: ${task.description}`);
+        console.log(
+          `reward terms: ${task.terms.map((t) => `${t.name} (${t.reward}, weight ${t.weight})`).join(", ")}; correctness: ${task.correctTerm}`,
+        );
+        const shape = (
+          def.options as unknown as { _zod?: { def?: { shape?: Record<string, { description?: string }> } } }
+        )._zod?.def?.shape;
+        if (shape) for (const [k, v] of Object.entries(shape)) console.log(`  option ${k}: ${v.description ?? ""}`);
+        for (const e of task.generate(o.split, o.show, o.seed)) {
+          console.log(
+            `--- ${e.id}\nprompt: ${JSON.stringify(e.prompt)}\ngold completion: ${JSON.stringify(e.goldCompletion)}`,
+          );
+        }
+      }),
+    );
 }

@@ -57,7 +57,8 @@ export function backend(): Kernels {
 
 /** Switches the active backend; native falls back to js (with one warning) when unavailable. */
 export function setBackend(name: BackendName): Kernels {
-  if (name !== "js" && name !== "native") throw new ConfigError(`setBackend: expected "js" or "native", got "${String(name)}"`);
+  if (name !== "js" && name !== "native")
+    throw new ConfigError(`setBackend: expected "js" or "native", got "${String(name)}"`);
   active = resolve(name);
   return active;
 }

@@ -24,35 +24,63 @@ interface UnaryKernel {
 const UNARY: { [K in UnaryOp]: UnaryKernel } = {
   // d(-x) = -dx
   neg: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = -x[i]!; },
-    backward: (_x, _y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! -= dy[i]!; },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = -x[i]!;
+    },
+    backward: (_x, _y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) dx[i]! -= dy[i]!;
+    },
   },
   // d(e^x) = e^x dx = y dx
   exp: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.exp(x[i]!); },
-    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! += dy[i]! * y[i]!; },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = Math.exp(x[i]!);
+    },
+    backward: (_x, y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) dx[i]! += dy[i]! * y[i]!;
+    },
   },
   // d(log x) = dx / x
   log: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.log(x[i]!); },
-    backward: (x, _y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! += dy[i]! / x[i]!; },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = Math.log(x[i]!);
+    },
+    backward: (x, _y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) dx[i]! += dy[i]! / x[i]!;
+    },
   },
   // d(sqrt x) = dx / (2 sqrt x) = dx / (2 y)
   sqrt: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.sqrt(x[i]!); },
-    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) dx[i]! += (dy[i]! * 0.5) / y[i]!; },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = Math.sqrt(x[i]!);
+    },
+    backward: (_x, y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) dx[i]! += (dy[i]! * 0.5) / y[i]!;
+    },
   },
   // d(x^-1/2) = -1/2 x^-3/2 dx = -1/2 y^3 dx
   rsqrt: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = 1 / Math.sqrt(x[i]!); },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = 1 / Math.sqrt(x[i]!);
+    },
     backward: (_x, y, dy, dx, n) => {
-      for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * -0.5 * v * v * v; }
+      for (let i = 0; i < n; i++) {
+        const v = y[i]!;
+        dx[i]! += dy[i]! * -0.5 * v * v * v;
+      }
     },
   },
   // d(tanh x) = (1 - tanh^2 x) dx = (1 - y^2) dx
   tanh: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.tanh(x[i]!); },
-    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * (1 - v * v); } },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = Math.tanh(x[i]!);
+    },
+    backward: (_x, y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) {
+        const v = y[i]!;
+        dx[i]! += dy[i]! * (1 - v * v);
+      }
+    },
   },
   // gelu(x) = x/2 (1 + t), t = tanh(sqrt(2/pi) (x + c x^3));
   // d gelu = [1/2 (1 + t) + 1/2 x (1 - t^2) sqrt(2/pi) (1 + 3 c x^2)] dx
@@ -74,7 +102,12 @@ const UNARY: { [K in UnaryOp]: UnaryKernel } = {
   },
   // d(x s(x)) = s(x) (1 + x (1 - s(x))) dx, s = sigmoid
   silu: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v / (1 + Math.exp(-v)); } },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) {
+        const v = x[i]!;
+        out[i] = v / (1 + Math.exp(-v));
+      }
+    },
     backward: (x, _y, dy, dx, n) => {
       for (let i = 0; i < n; i++) {
         const v = x[i]!;
@@ -85,20 +118,39 @@ const UNARY: { [K in UnaryOp]: UnaryKernel } = {
   },
   // d relu(x) = [x > 0] dx
   relu: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) { const v = x[i]!; out[i] = v > 0 ? v : 0; } },
-    backward: (x, _y, dy, dx, n) => { for (let i = 0; i < n; i++) if (x[i]! > 0) dx[i]! += dy[i]!; },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) {
+        const v = x[i]!;
+        out[i] = v > 0 ? v : 0;
+      }
+    },
+    backward: (x, _y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) if (x[i]! > 0) dx[i]! += dy[i]!;
+    },
   },
   // d|x| = sign(x) dx (0 at x = 0)
   abs: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = Math.abs(x[i]!); },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = Math.abs(x[i]!);
+    },
     backward: (x, _y, dy, dx, n) => {
-      for (let i = 0; i < n; i++) { const v = x[i]!; dx[i]! += v > 0 ? dy[i]! : v < 0 ? -dy[i]! : 0; }
+      for (let i = 0; i < n; i++) {
+        const v = x[i]!;
+        dx[i]! += v > 0 ? dy[i]! : v < 0 ? -dy[i]! : 0;
+      }
     },
   },
   // d s(x) = s(x) (1 - s(x)) dx = y (1 - y) dx
   sigmoid: {
-    forward: (x, out, n) => { for (let i = 0; i < n; i++) out[i] = 1 / (1 + Math.exp(-x[i]!)); },
-    backward: (_x, y, dy, dx, n) => { for (let i = 0; i < n; i++) { const v = y[i]!; dx[i]! += dy[i]! * v * (1 - v); } },
+    forward: (x, out, n) => {
+      for (let i = 0; i < n; i++) out[i] = 1 / (1 + Math.exp(-x[i]!));
+    },
+    backward: (_x, y, dy, dx, n) => {
+      for (let i = 0; i < n; i++) {
+        const v = y[i]!;
+        dx[i]! += dy[i]! * v * (1 - v);
+      }
+    },
   },
 };
 
@@ -134,12 +186,22 @@ export function axpy(alpha: number, x: Float32Array, y: Float32Array): void {
 }
 
 /** Broadcasting binary op; out is contiguous over `shape`. */
-export function binary(op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[], out: Float32Array, shape: readonly number[]): void {
+export function binary(
+  op: BinaryOp,
+  a: Float32Array,
+  sa: readonly number[],
+  b: Float32Array,
+  sb: readonly number[],
+  out: Float32Array,
+  shape: readonly number[],
+): void {
   if (a.length === out.length && b.length === out.length && isContiguous(sa, shape) && isContiguous(sb, shape)) {
     binaryRow(op, a, 0, 1, b, 0, 1, out, 0, out.length);
     return;
   }
-  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => binaryRow(op, a, oa, ia, b, ob, ib, out, oo, n));
+  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) =>
+    binaryRow(op, a, oa, ia, b, ob, ib, out, oo, n),
+  );
 }
 
 /** Whether strides are the contiguous strides of shape (size-1 axes ignored). */
@@ -157,42 +219,72 @@ type GradRow = (oa: number, ob: number, oo: number, n: number, ia: number, ib: n
 /** One binary op in the js backend: its row loop and its derivative's row loop, side by side. */
 interface BinaryKernel {
   /** One row: out[oo + j] = a[oa + j ia] op b[ob + j ib]. */
-  row(a: Float32Array, oa: number, ia: number, b: Float32Array, ob: number, ib: number, out: Float32Array, oo: number, n: number): void;
+  row(
+    a: Float32Array,
+    oa: number,
+    ia: number,
+    b: Float32Array,
+    ob: number,
+    ib: number,
+    out: Float32Array,
+    oo: number,
+    n: number,
+  ): void;
   /** The per-row gradient loop, accumulating into da and db where they are not null. */
-  gradRow(a: Float32Array, b: Float32Array, dy: Float32Array, da: Float32Array | null, db: Float32Array | null): GradRow;
+  gradRow(
+    a: Float32Array,
+    b: Float32Array,
+    dy: Float32Array,
+    da: Float32Array | null,
+    db: Float32Array | null,
+  ): GradRow;
 }
 
 /** d(a ± b) = da ± db. */
-const sumGradRow = (sign: 1 | -1): BinaryKernel["gradRow"] => (_a, _b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
-  if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]!;
-  if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += sign * dy[oo + j]!;
-};
+const sumGradRow =
+  (sign: 1 | -1): BinaryKernel["gradRow"] =>
+  (_a, _b, dy, da, db) =>
+  (oa, ob, oo, n, ia, ib) => {
+    if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]!;
+    if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += sign * dy[oo + j]!;
+  };
 
 /** d max(a, b) = [a > b] da + [b > a] db, and min likewise; a tie splits the gradient half and half. */
-const extremumGradRow = (isMax: boolean): BinaryKernel["gradRow"] => (a, b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
-  for (let j = 0; j < n; j++) {
-    const av = a[oa + j * ia]!, bv = b[ob + j * ib]!, g = dy[oo + j]!;
-    const wa = av === bv ? 0.5 : (isMax ? av > bv : av < bv) ? 1 : 0;
-    if (da) da[oa + j * ia]! += g * wa;
-    if (db) db[ob + j * ib]! += g * (1 - wa);
-  }
-};
+const extremumGradRow =
+  (isMax: boolean): BinaryKernel["gradRow"] =>
+  (a, b, dy, da, db) =>
+  (oa, ob, oo, n, ia, ib) => {
+    for (let j = 0; j < n; j++) {
+      const av = a[oa + j * ia]!,
+        bv = b[ob + j * ib]!,
+        g = dy[oo + j]!;
+      const wa = av === bv ? 0.5 : (isMax ? av > bv : av < bv) ? 1 : 0;
+      if (da) da[oa + j * ia]! += g * wa;
+      if (db) db[ob + j * ib]! += g * (1 - wa);
+    }
+  };
 
 /** Every binary op's row loop and derivative, typed over the closed set `BinaryOp` (a missing one fails to compile). */
 const BINARY: { [K in BinaryOp]: BinaryKernel } = {
   // d(a + b) = da + db
   add: {
-    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!; },
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => {
+      for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! + b[ob + j * ib]!;
+    },
     gradRow: sumGradRow(1),
   },
   // d(a - b) = da - db
   sub: {
-    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!; },
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => {
+      for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! - b[ob + j * ib]!;
+    },
     gradRow: sumGradRow(-1),
   },
   // d(a b) = b da + a db
   mul: {
-    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!; },
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => {
+      for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! * b[ob + j * ib]!;
+    },
     gradRow: (a, b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
       if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! * b[ob + j * ib]!;
       if (db) for (let j = 0; j < n; j++) db[ob + j * ib]! += dy[oo + j]! * a[oa + j * ia]!;
@@ -200,7 +292,9 @@ const BINARY: { [K in BinaryOp]: BinaryKernel } = {
   },
   // d(a / b) = da / b - a db / b^2
   div: {
-    row: (a, oa, ia, b, ob, ib, out, oo, n) => { for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!; },
+    row: (a, oa, ia, b, ob, ib, out, oo, n) => {
+      for (let j = 0; j < n; j++) out[oo + j] = a[oa + j * ia]! / b[ob + j * ib]!;
+    },
     gradRow: (a, b, dy, da, db) => (oa, ob, oo, n, ia, ib) => {
       if (da) for (let j = 0; j < n; j++) da[oa + j * ia]! += dy[oo + j]! / b[ob + j * ib]!;
       if (db) {
@@ -228,21 +322,50 @@ const BINARY: { [K in BinaryOp]: BinaryKernel } = {
 };
 
 /** One row of a binary op: out[oo + j] = a[oa + j ia] op b[ob + j ib]. */
-function binaryRow(op: BinaryOp, a: Float32Array, oa: number, ia: number, b: Float32Array, ob: number, ib: number, out: Float32Array, oo: number, n: number): void {
+function binaryRow(
+  op: BinaryOp,
+  a: Float32Array,
+  oa: number,
+  ia: number,
+  b: Float32Array,
+  ob: number,
+  ib: number,
+  out: Float32Array,
+  oo: number,
+  n: number,
+): void {
   BINARY[op].row(a, oa, ia, b, ob, ib, out, oo, n);
 }
 
 /** Gradient of a broadcasting binary op, reduced onto each input's layout (see Kernels.binaryBackward). */
 export function binaryBackward(
-  op: BinaryOp, a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[],
-  dy: Float32Array, da: Float32Array | null, db: Float32Array | null, shape: readonly number[],
+  op: BinaryOp,
+  a: Float32Array,
+  sa: readonly number[],
+  b: Float32Array,
+  sb: readonly number[],
+  dy: Float32Array,
+  da: Float32Array | null,
+  db: Float32Array | null,
+  shape: readonly number[],
 ): void {
   const row = BINARY[op].gradRow(a, b, dy, da, db);
-  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) => row(oa, ob, oo, n, ia, ib));
+  forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) =>
+    row(oa, ob, oo, n, ia, ib),
+  );
 }
 
 /** out[idx] = cond[idx . sc] !== 0 ? a[idx . sa] : b[idx . sb]. */
-export function where(cond: Float32Array, sc: readonly number[], a: Float32Array, sa: readonly number[], b: Float32Array, sb: readonly number[], out: Float32Array, shape: readonly number[]): void {
+export function where(
+  cond: Float32Array,
+  sc: readonly number[],
+  a: Float32Array,
+  sa: readonly number[],
+  b: Float32Array,
+  sb: readonly number[],
+  out: Float32Array,
+  shape: readonly number[],
+): void {
   forEachRow(shape, [sc, sa, sb, contiguousStrides(shape)], [0, 0, 0, 0], (oc, oa, ob, oo, n, ic, ia, ib) => {
     for (let j = 0; j < n; j++) out[oo + j] = cond[oc + j * ic] !== 0 ? a[oa + j * ia]! : b[ob + j * ib]!;
   });
@@ -250,8 +373,14 @@ export function where(cond: Float32Array, sc: readonly number[], a: Float32Array
 
 /** out[outOffset + idx . outStrides] (+)= x[xOffset + idx . xStrides] over `shape`. */
 export function stridedCopy(
-  x: Float32Array, xOffset: number, xStrides: readonly number[], out: Float32Array, outOffset: number,
-  outStrides: readonly number[], shape: readonly number[], accumulate: boolean,
+  x: Float32Array,
+  xOffset: number,
+  xStrides: readonly number[],
+  out: Float32Array,
+  outOffset: number,
+  outStrides: readonly number[],
+  shape: readonly number[],
+  accumulate: boolean,
 ): void {
   forEachRow(shape, [xStrides, outStrides], [xOffset, outOffset], (ox, oo, _o2, _o3, n, ix, io) => {
     if (accumulate) {

@@ -10,9 +10,16 @@ export function softmax(x: Float32Array, out: Float32Array, rows: number, cols: 
     const o = r * cols;
     let mx = -Infinity;
     for (let c = 0; c < cols; c++) if (x[o + c]! > mx) mx = x[o + c]!;
-    if (mx === -Infinity) { out.fill(0, o, o + cols); continue; }
+    if (mx === -Infinity) {
+      out.fill(0, o, o + cols);
+      continue;
+    }
     let s = 0;
-    for (let c = 0; c < cols; c++) { const e = Math.exp(x[o + c]! - mx); out[o + c] = e; s += e; }
+    for (let c = 0; c < cols; c++) {
+      const e = Math.exp(x[o + c]! - mx);
+      out[o + c] = e;
+      s += e;
+    }
     const inv = 1 / s;
     for (let c = 0; c < cols; c++) out[o + c]! *= inv;
   }
@@ -48,7 +55,13 @@ export function logSoftmax(x: Float32Array, out: Float32Array, rows: number, col
 }
 
 /** dx += dy - exp(y) * sum(dy) per row. */
-export function logSoftmaxBackward(y: Float32Array, dy: Float32Array, dx: Float32Array, rows: number, cols: number): void {
+export function logSoftmaxBackward(
+  y: Float32Array,
+  dy: Float32Array,
+  dx: Float32Array,
+  rows: number,
+  cols: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     let s = 0;
@@ -58,7 +71,15 @@ export function logSoftmaxBackward(y: Float32Array, dy: Float32Array, dx: Float3
 }
 
 /** loss[r] = lse(x[r]) - x[r, t[r]] (0 where ignored); saves lse. */
-export function crossEntropy(logits: Float32Array, targets: Int32Array, loss: Float32Array, lse: Float32Array, rows: number, cols: number, ignoreIndex: number): void {
+export function crossEntropy(
+  logits: Float32Array,
+  targets: Int32Array,
+  loss: Float32Array,
+  lse: Float32Array,
+  rows: number,
+  cols: number,
+  ignoreIndex: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     const l = rowLse(logits, o, cols);
@@ -69,7 +90,16 @@ export function crossEntropy(logits: Float32Array, targets: Int32Array, loss: Fl
 }
 
 /** dlogits[r] += dloss[r] * (softmax(x[r]) - onehot(t[r])). */
-export function crossEntropyBackward(logits: Float32Array, targets: Int32Array, lse: Float32Array, dloss: Float32Array, dlogits: Float32Array, rows: number, cols: number, ignoreIndex: number): void {
+export function crossEntropyBackward(
+  logits: Float32Array,
+  targets: Int32Array,
+  lse: Float32Array,
+  dloss: Float32Array,
+  dlogits: Float32Array,
+  rows: number,
+  cols: number,
+  ignoreIndex: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const t = targets[r]!;
     if (t === ignoreIndex) continue;
@@ -83,14 +113,27 @@ export function crossEntropyBackward(logits: Float32Array, targets: Int32Array, 
 }
 
 /** LayerNorm forward; saves mean and rstd per row. */
-export function layerNorm(x: Float32Array, w: Float32Array, b: Float32Array | null, out: Float32Array, mean: Float32Array, rstd: Float32Array, rows: number, cols: number, eps: number): void {
+export function layerNorm(
+  x: Float32Array,
+  w: Float32Array,
+  b: Float32Array | null,
+  out: Float32Array,
+  mean: Float32Array,
+  rstd: Float32Array,
+  rows: number,
+  cols: number,
+  eps: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     let s = 0;
     for (let c = 0; c < cols; c++) s += x[o + c]!;
     const mu = s / cols;
     let v = 0;
-    for (let c = 0; c < cols; c++) { const d = x[o + c]! - mu; v += d * d; }
+    for (let c = 0; c < cols; c++) {
+      const d = x[o + c]! - mu;
+      v += d * d;
+    }
     const rs = 1 / Math.sqrt(v / cols + eps);
     mean[r] = mu;
     rstd[r] = rs;
@@ -100,11 +143,24 @@ export function layerNorm(x: Float32Array, w: Float32Array, b: Float32Array | nu
 }
 
 /** LayerNorm backward: dx += rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * w. */
-export function layerNormBackward(x: Float32Array, w: Float32Array, mean: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array, db: Float32Array | null, rows: number, cols: number): void {
+export function layerNormBackward(
+  x: Float32Array,
+  w: Float32Array,
+  mean: Float32Array,
+  rstd: Float32Array,
+  dy: Float32Array,
+  dx: Float32Array,
+  dw: Float32Array,
+  db: Float32Array | null,
+  rows: number,
+  cols: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
-    const mu = mean[r]!, rs = rstd[r]!;
-    let sg = 0, sgx = 0;
+    const mu = mean[r]!,
+      rs = rstd[r]!;
+    let sg = 0,
+      sgx = 0;
     for (let c = 0; c < cols; c++) {
       const xh = (x[o + c]! - mu) * rs;
       const g = dy[o + c]! * w[c]!;
@@ -123,7 +179,15 @@ export function layerNormBackward(x: Float32Array, w: Float32Array, mean: Float3
 }
 
 /** RMSNorm forward; saves rstd per row. */
-export function rmsNorm(x: Float32Array, w: Float32Array, out: Float32Array, rstd: Float32Array, rows: number, cols: number, eps: number): void {
+export function rmsNorm(
+  x: Float32Array,
+  w: Float32Array,
+  out: Float32Array,
+  rstd: Float32Array,
+  rows: number,
+  cols: number,
+  eps: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     let ss = 0;
@@ -135,7 +199,16 @@ export function rmsNorm(x: Float32Array, w: Float32Array, out: Float32Array, rst
 }
 
 /** RMSNorm backward: dx += rstd * (g - xhat * mean(g * xhat)) with g = dy * w, xhat = x * rstd. */
-export function rmsNormBackward(x: Float32Array, w: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array, rows: number, cols: number): void {
+export function rmsNormBackward(
+  x: Float32Array,
+  w: Float32Array,
+  rstd: Float32Array,
+  dy: Float32Array,
+  dx: Float32Array,
+  dw: Float32Array,
+  rows: number,
+  cols: number,
+): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     const rs = rstd[r]!;
@@ -151,9 +224,19 @@ export function rmsNormBackward(x: Float32Array, w: Float32Array, rstd: Float32A
 }
 
 /** Rotary embedding, rotate-half convention; `inverse` rotates by the negative angle. */
-export function rope(x: Float32Array, out: Float32Array, batchHeads: number, t: number, headDim: number, posOffset: number, theta: number, inverse: boolean): void {
+export function rope(
+  x: Float32Array,
+  out: Float32Array,
+  batchHeads: number,
+  t: number,
+  headDim: number,
+  posOffset: number,
+  theta: number,
+  inverse: boolean,
+): void {
   const half = headDim >> 1;
-  const cos = new Float64Array(t * half), sin = new Float64Array(t * half);
+  const cos = new Float64Array(t * half),
+    sin = new Float64Array(t * half);
   for (let i = 0; i < half; i++) {
     const invFreq = Math.pow(theta, (-2 * i) / headDim);
     for (let tt = 0; tt < t; tt++) {
@@ -167,8 +250,10 @@ export function rope(x: Float32Array, out: Float32Array, batchHeads: number, t: 
       const o = (bh * t + tt) * headDim;
       const co = tt * half;
       for (let i = 0; i < half; i++) {
-        const x1 = x[o + i]!, x2 = x[o + i + half]!;
-        const c = cos[co + i]!, s = sin[co + i]!;
+        const x1 = x[o + i]!,
+          x2 = x[o + i + half]!;
+        const c = cos[co + i]!,
+          s = sin[co + i]!;
         out[o + i] = x1 * c - x2 * s;
         out[o + i + half] = x2 * c + x1 * s;
       }
@@ -177,7 +262,15 @@ export function rope(x: Float32Array, out: Float32Array, batchHeads: number, t: 
 }
 
 /** Causal/masked scaled-dot-product attention with grouped KV heads; saves probs (B, H, tq, tk). */
-export function attention(q: Float32Array, k: Float32Array, v: Float32Array, out: Float32Array, probs: Float32Array, mask: Float32Array | null, p: AttentionParams): void {
+export function attention(
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
+  out: Float32Array,
+  probs: Float32Array,
+  mask: Float32Array | null,
+  p: AttentionParams,
+): void {
   const { batch, heads, kvHeads, tq, tk, headDim: d, scale, causal } = p;
   const group = heads / kvHeads;
   for (let b = 0; b < batch; b++) {
@@ -189,7 +282,10 @@ export function attention(q: Float32Array, k: Float32Array, v: Float32Array, out
         const limit = causal ? Math.min(tk - 1, tk - tq + i) : tk - 1;
         let mx = -Infinity;
         for (let j = 0; j < tk; j++) {
-          if (j > limit || (mask && mask[b * tk + j] === 0)) { probs[po + j] = -Infinity; continue; }
+          if (j > limit || (mask && mask[b * tk + j] === 0)) {
+            probs[po + j] = -Infinity;
+            continue;
+          }
           const ko = kvBase + j * d;
           let s = 0;
           for (let c = 0; c < d; c++) s += q[qo + c]! * k[ko + c]!;
@@ -198,9 +294,16 @@ export function attention(q: Float32Array, k: Float32Array, v: Float32Array, out
           if (s > mx) mx = s;
         }
         out.fill(0, qo, qo + d);
-        if (mx === -Infinity) { probs.fill(0, po, po + tk); continue; }
+        if (mx === -Infinity) {
+          probs.fill(0, po, po + tk);
+          continue;
+        }
         let sum = 0;
-        for (let j = 0; j < tk; j++) { const e = Math.exp(probs[po + j]! - mx); probs[po + j] = e; sum += e; }
+        for (let j = 0; j < tk; j++) {
+          const e = Math.exp(probs[po + j]! - mx);
+          probs[po + j] = e;
+          sum += e;
+        }
         const inv = 1 / sum;
         for (let j = 0; j < tk; j++) {
           const pj = probs[po + j]! * inv;
@@ -215,7 +318,17 @@ export function attention(q: Float32Array, k: Float32Array, v: Float32Array, out
 }
 
 /** Attention backward from saved probs; accumulates dq, dk, dv. */
-export function attentionBackward(q: Float32Array, k: Float32Array, v: Float32Array, probs: Float32Array, dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array, p: AttentionParams): void {
+export function attentionBackward(
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
+  probs: Float32Array,
+  dout: Float32Array,
+  dq: Float32Array,
+  dk: Float32Array,
+  dv: Float32Array,
+  p: AttentionParams,
+): void {
   const { batch, heads, kvHeads, tq, tk, headDim: d, scale } = p;
   const group = heads / kvHeads;
   const dp = new Float64Array(tk);
@@ -228,10 +341,16 @@ export function attentionBackward(q: Float32Array, k: Float32Array, v: Float32Ar
         let dot = 0;
         for (let j = 0; j < tk; j++) {
           const pj = probs[po + j]!;
-          if (pj === 0) { dp[j] = 0; continue; }
+          if (pj === 0) {
+            dp[j] = 0;
+            continue;
+          }
           const vo = kvBase + j * d;
           let s = 0;
-          for (let c = 0; c < d; c++) { s += dout[qo + c]! * v[vo + c]!; dv[vo + c]! += pj * dout[qo + c]!; }
+          for (let c = 0; c < d; c++) {
+            s += dout[qo + c]! * v[vo + c]!;
+            dv[vo + c]! += pj * dout[qo + c]!;
+          }
           dp[j] = s;
           dot += pj * s;
         }
@@ -240,7 +359,10 @@ export function attentionBackward(q: Float32Array, k: Float32Array, v: Float32Ar
           if (pj === 0) continue;
           const ds = pj * (dp[j]! - dot) * scale;
           const ko = kvBase + j * d;
-          for (let c = 0; c < d; c++) { dq[qo + c]! += ds * k[ko + c]!; dk[ko + c]! += ds * q[qo + c]!; }
+          for (let c = 0; c < d; c++) {
+            dq[qo + c]! += ds * k[ko + c]!;
+            dk[ko + c]! += ds * q[qo + c]!;
+          }
         }
       }
     }
@@ -258,7 +380,8 @@ export function gather(table: Float32Array, ids: Int32Array, out: Float32Array, 
 /** dtable[ids[i], :] += dout[i, :]. */
 export function scatterAdd(dout: Float32Array, ids: Int32Array, dtable: Float32Array, dim: number): void {
   for (let i = 0; i < ids.length; i++) {
-    const dst = ids[i]! * dim, src = i * dim;
+    const dst = ids[i]! * dim,
+      src = i * dim;
     for (let c = 0; c < dim; c++) dtable[dst + c]! += dout[src + c]!;
   }
 }

@@ -4,11 +4,34 @@
  * the reductions and the optimiser kernels and assembles the `Kernels` object.
  */
 import type { Kernels } from "./kernels.js";
-import { affine, axpy, binary, binaryBackward, powScalar, stridedCopy, unary, unaryBackward, where } from "./js-elementwise.js";
+import {
+  affine,
+  axpy,
+  binary,
+  binaryBackward,
+  powScalar,
+  stridedCopy,
+  unary,
+  unaryBackward,
+  where,
+} from "./js-elementwise.js";
 import { matmul } from "./js-matmul.js";
 import {
-  attention, attentionBackward, crossEntropy, crossEntropyBackward, gather, layerNorm, layerNormBackward,
-  logSoftmax, logSoftmaxBackward, rmsNorm, rmsNormBackward, rope, scatterAdd, softmax, softmaxBackward,
+  attention,
+  attentionBackward,
+  crossEntropy,
+  crossEntropyBackward,
+  gather,
+  layerNorm,
+  layerNormBackward,
+  logSoftmax,
+  logSoftmaxBackward,
+  rmsNorm,
+  rmsNormBackward,
+  rope,
+  scatterAdd,
+  softmax,
+  softmaxBackward,
 } from "./js-nn.js";
 
 /** out[r] = sum_c x[r, c]. */
@@ -25,10 +48,14 @@ function sumRows(x: Float32Array, out: Float32Array, rows: number, cols: number)
 function maxRows(x: Float32Array, out: Float32Array, argmax: Int32Array, rows: number, cols: number): void {
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
-    let best = x[o]!, arg = 0;
+    let best = x[o]!,
+      arg = 0;
     for (let c = 1; c < cols; c++) {
       const v = x[o + c]!;
-      if (v > best || (v !== v && best === best)) { best = v; arg = c; }
+      if (v > best || (v !== v && best === best)) {
+        best = v;
+        arg = c;
+      }
     }
     out[r] = best;
     argmax[r] = arg;
@@ -36,7 +63,18 @@ function maxRows(x: Float32Array, out: Float32Array, argmax: Int32Array, rows: n
 }
 
 /** One bias-corrected AdamW step in place with decoupled weight decay. */
-function adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, step: number): void {
+function adamw(
+  param: Float32Array,
+  grad: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  lr: number,
+  beta1: number,
+  beta2: number,
+  eps: number,
+  weightDecay: number,
+  step: number,
+): void {
   const bc1 = 1 - Math.pow(beta1, step);
   const bc2 = 1 - Math.pow(beta2, step);
   const n = param.length;

@@ -78,7 +78,15 @@ export interface Kernels {
   /** out[i] = x[i] ** p. */
   powScalar(x: Float32Array, p: number, out: Float32Array): void;
   /** out[idx] = a[idx . stridesA] (op) b[idx . stridesB] over `shape` (the broadcast output shape). */
-  binary(op: BinaryOp, a: Float32Array, stridesA: readonly number[], b: Float32Array, stridesB: readonly number[], out: Float32Array, shape: readonly number[]): void;
+  binary(
+    op: BinaryOp,
+    a: Float32Array,
+    stridesA: readonly number[],
+    b: Float32Array,
+    stridesB: readonly number[],
+    out: Float32Array,
+    shape: readonly number[],
+  ): void;
   /** out[i] = x[i] * s + t (scalar affine; covers add/mul/sub by a constant). */
   affine(x: Float32Array, s: number, t: number, out: Float32Array): void;
   /** y[i] += alpha * x[i]. */
@@ -89,15 +97,43 @@ export interface Kernels {
    * `dy` is contiguous over `shape`; `da`/`db` may be null (no gradient wanted). For maximum/minimum a tie
    * sends half of dy to each side (as PyTorch does).
    */
-  binaryBackward(op: BinaryOp, a: Float32Array, stridesA: readonly number[], b: Float32Array, stridesB: readonly number[], dy: Float32Array, da: Float32Array | null, db: Float32Array | null, shape: readonly number[]): void;
+  binaryBackward(
+    op: BinaryOp,
+    a: Float32Array,
+    stridesA: readonly number[],
+    b: Float32Array,
+    stridesB: readonly number[],
+    dy: Float32Array,
+    da: Float32Array | null,
+    db: Float32Array | null,
+    shape: readonly number[],
+  ): void;
   /** out[idx] = cond[idx . stridesCond] !== 0 ? a[idx . stridesA] : b[idx . stridesB]; `out` is contiguous over `shape`. */
-  where(cond: Float32Array, stridesCond: readonly number[], a: Float32Array, stridesA: readonly number[], b: Float32Array, stridesB: readonly number[], out: Float32Array, shape: readonly number[]): void;
+  where(
+    cond: Float32Array,
+    stridesCond: readonly number[],
+    a: Float32Array,
+    stridesA: readonly number[],
+    b: Float32Array,
+    stridesB: readonly number[],
+    out: Float32Array,
+    shape: readonly number[],
+  ): void;
   /**
    * General strided copy over `shape`: out[outOffset + idx . outStrides] (+)= x[xOffset + idx . xStrides].
    * Covers permute/transpose (permuted x strides), slice and concat (offsets), broadcast expansion (0 in
    * xStrides) and, with `accumulate` and 0 in outStrides, sum-reduction over those axes.
    */
-  stridedCopy(x: Float32Array, xOffset: number, xStrides: readonly number[], out: Float32Array, outOffset: number, outStrides: readonly number[], shape: readonly number[], accumulate: boolean): void;
+  stridedCopy(
+    x: Float32Array,
+    xOffset: number,
+    xStrides: readonly number[],
+    out: Float32Array,
+    outOffset: number,
+    outStrides: readonly number[],
+    shape: readonly number[],
+    accumulate: boolean,
+  ): void;
 
   // ---- reductions over the last axis of a (rows, cols) matrix ----
   /** out[r] = sum_c x[r, c]. */
@@ -116,19 +152,74 @@ export interface Kernels {
    * Fused cross-entropy: loss[r] = logsumexp(x[r]) - x[r, t[r]], or 0 where t[r] === ignoreIndex.
    * Also writes lse[r] (log-sum-exp) for the backward pass.
    */
-  crossEntropy(logits: Float32Array, targets: Int32Array, loss: Float32Array, lse: Float32Array, rows: number, cols: number, ignoreIndex: number): void;
+  crossEntropy(
+    logits: Float32Array,
+    targets: Int32Array,
+    loss: Float32Array,
+    lse: Float32Array,
+    rows: number,
+    cols: number,
+    ignoreIndex: number,
+  ): void;
   /** dlogits[r] += dloss[r] * (softmax(x[r]) - onehot(t[r])); rows with t === ignoreIndex get nothing. */
-  crossEntropyBackward(logits: Float32Array, targets: Int32Array, lse: Float32Array, dloss: Float32Array, dlogits: Float32Array, rows: number, cols: number, ignoreIndex: number): void;
+  crossEntropyBackward(
+    logits: Float32Array,
+    targets: Int32Array,
+    lse: Float32Array,
+    dloss: Float32Array,
+    dlogits: Float32Array,
+    rows: number,
+    cols: number,
+    ignoreIndex: number,
+  ): void;
 
   // ---- normalisation over the last axis ----
   /** out = (x - mean) * rstd * w + b; saves mean[r], rstd[r]. `b` may be null. */
-  layerNorm(x: Float32Array, w: Float32Array, b: Float32Array | null, out: Float32Array, mean: Float32Array, rstd: Float32Array, rows: number, cols: number, eps: number): void;
+  layerNorm(
+    x: Float32Array,
+    w: Float32Array,
+    b: Float32Array | null,
+    out: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    rows: number,
+    cols: number,
+    eps: number,
+  ): void;
   /** Accumulates dx, dw, db (db may be null). */
-  layerNormBackward(x: Float32Array, w: Float32Array, mean: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array, db: Float32Array | null, rows: number, cols: number): void;
+  layerNormBackward(
+    x: Float32Array,
+    w: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    dy: Float32Array,
+    dx: Float32Array,
+    dw: Float32Array,
+    db: Float32Array | null,
+    rows: number,
+    cols: number,
+  ): void;
   /** out = x * rstd * w with rstd = 1/sqrt(mean(x^2) + eps); saves rstd[r]. */
-  rmsNorm(x: Float32Array, w: Float32Array, out: Float32Array, rstd: Float32Array, rows: number, cols: number, eps: number): void;
+  rmsNorm(
+    x: Float32Array,
+    w: Float32Array,
+    out: Float32Array,
+    rstd: Float32Array,
+    rows: number,
+    cols: number,
+    eps: number,
+  ): void;
   /** Accumulates dx and dw. */
-  rmsNormBackward(x: Float32Array, w: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array, rows: number, cols: number): void;
+  rmsNormBackward(
+    x: Float32Array,
+    w: Float32Array,
+    rstd: Float32Array,
+    dy: Float32Array,
+    dx: Float32Array,
+    dw: Float32Array,
+    rows: number,
+    cols: number,
+  ): void;
 
   // ---- rotary position embedding (Hugging Face "rotate half" convention) ----
   /**
@@ -136,7 +227,16 @@ export interface Kernels {
    * out[.., i] = x[i] * cos - x[i + D/2] * sin, out[.., i + D/2] = x[i + D/2] * cos + x[i] * sin, for i < D/2,
    * with angle = pos * theta^(-2i/D). `inverse` applies the transpose rotation (the backward pass).
    */
-  rope(x: Float32Array, out: Float32Array, batchHeads: number, t: number, headDim: number, posOffset: number, theta: number, inverse: boolean): void;
+  rope(
+    x: Float32Array,
+    out: Float32Array,
+    batchHeads: number,
+    t: number,
+    headDim: number,
+    posOffset: number,
+    theta: number,
+    inverse: boolean,
+  ): void;
 
   // ---- attention ----
   /**
@@ -144,9 +244,27 @@ export interface Kernels {
    * `mask`, when given, is (B, tk) with 0 for keys to ignore (padding); masked scores are -inf.
    * A query row whose keys are all masked gets all-zero probs and a zero output (never NaN).
    */
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, out: Float32Array, probs: Float32Array, mask: Float32Array | null, p: AttentionParams): void;
+  attention(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    out: Float32Array,
+    probs: Float32Array,
+    mask: Float32Array | null,
+    p: AttentionParams,
+  ): void;
   /** Accumulates dq, dk, dv from dout using the saved probs. */
-  attentionBackward(q: Float32Array, k: Float32Array, v: Float32Array, probs: Float32Array, dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array, p: AttentionParams): void;
+  attentionBackward(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    probs: Float32Array,
+    dout: Float32Array,
+    dq: Float32Array,
+    dk: Float32Array,
+    dv: Float32Array,
+    p: AttentionParams,
+  ): void;
 
   // ---- embedding ----
   /** out[i, :] = table[ids[i], :]. */
@@ -159,7 +277,18 @@ export interface Kernels {
    * One AdamW step in place (decoupled weight decay, bias-corrected):
    * p -= lr * (mHat / (sqrt(vHat) + eps) + wd * p).
    */
-  adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, step: number): void;
+  adamw(
+    param: Float32Array,
+    grad: Float32Array,
+    m: Float32Array,
+    v: Float32Array,
+    lr: number,
+    beta1: number,
+    beta2: number,
+    eps: number,
+    weightDecay: number,
+    step: number,
+  ): void;
   /** Sum of squares (float64 accumulation), for global-norm clipping. */
   sumSquares(x: Float32Array): number;
 }

@@ -19,38 +19,185 @@ interface Addon {
   cpuSupported(): boolean;
   threads(n?: number): number;
   simd(): "avx512" | "avx2";
-  matmul(a: Float32Array, b: Float32Array, c: Float32Array, batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, strideA: number, strideB: number, accumulate: boolean): void;
+  matmul(
+    a: Float32Array,
+    b: Float32Array,
+    c: Float32Array,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: boolean,
+    transB: boolean,
+    strideA: number,
+    strideB: number,
+    accumulate: boolean,
+  ): void;
   unary(op: number, x: Float32Array, out: Float32Array): void;
   unaryBackward(op: number, x: Float32Array, y: Float32Array, dy: Float32Array, dx: Float32Array): void;
   powScalar(x: Float32Array, p: number, out: Float32Array): void;
   affine(x: Float32Array, s: number, t: number, out: Float32Array): void;
   axpy(alpha: number, x: Float32Array, y: Float32Array): void;
   binary(op: number, a: Float32Array, b: Float32Array, out: Float32Array, meta: Int32Array): void;
-  binaryBackward(op: number, a: Float32Array, b: Float32Array, dy: Float32Array, da: Float32Array | null, db: Float32Array | null, meta: Int32Array): void;
+  binaryBackward(
+    op: number,
+    a: Float32Array,
+    b: Float32Array,
+    dy: Float32Array,
+    da: Float32Array | null,
+    db: Float32Array | null,
+    meta: Int32Array,
+  ): void;
   where(cond: Float32Array, a: Float32Array, b: Float32Array, out: Float32Array, meta: Int32Array): void;
-  stridedCopy(x: Float32Array, xOffset: number, out: Float32Array, outOffset: number, accumulate: boolean, meta: Int32Array): void;
+  stridedCopy(
+    x: Float32Array,
+    xOffset: number,
+    out: Float32Array,
+    outOffset: number,
+    accumulate: boolean,
+    meta: Int32Array,
+  ): void;
   sumRows(x: Float32Array, out: Float32Array, rows: number, cols: number): void;
   maxRows(x: Float32Array, out: Float32Array, argmax: Int32Array, rows: number, cols: number): void;
   softmax(x: Float32Array, out: Float32Array, rows: number, cols: number): void;
   softmaxBackward(y: Float32Array, dy: Float32Array, dx: Float32Array, rows: number, cols: number): void;
   logSoftmax(x: Float32Array, out: Float32Array, rows: number, cols: number): void;
   logSoftmaxBackward(y: Float32Array, dy: Float32Array, dx: Float32Array, rows: number, cols: number): void;
-  crossEntropy(logits: Float32Array, targets: Int32Array, loss: Float32Array, lse: Float32Array, rows: number, cols: number, ignoreIndex: number): void;
-  crossEntropyBackward(logits: Float32Array, targets: Int32Array, lse: Float32Array, dloss: Float32Array, dlogits: Float32Array, rows: number, cols: number, ignoreIndex: number): void;
-  layerNorm(x: Float32Array, w: Float32Array, b: Float32Array | null, out: Float32Array, mean: Float32Array, rstd: Float32Array, rows: number, cols: number, eps: number): void;
-  layerNormBackward(x: Float32Array, w: Float32Array, mean: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array, db: Float32Array | null, rows: number, cols: number): void;
-  rmsNorm(x: Float32Array, w: Float32Array, out: Float32Array, rstd: Float32Array, rows: number, cols: number, eps: number): void;
-  rmsNormBackward(x: Float32Array, w: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array, rows: number, cols: number): void;
-  rope(x: Float32Array, out: Float32Array, batchHeads: number, t: number, headDim: number, posOffset: number, theta: number, inverse: boolean): void;
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, out: Float32Array, probs: Float32Array, mask: Float32Array | null, batch: number, heads: number, kvHeads: number, tq: number, tk: number, headDim: number, scale: number, causal: boolean): void;
-  attentionBackward(q: Float32Array, k: Float32Array, v: Float32Array, probs: Float32Array, dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array, batch: number, heads: number, kvHeads: number, tq: number, tk: number, headDim: number, scale: number, causal: boolean): void;
+  crossEntropy(
+    logits: Float32Array,
+    targets: Int32Array,
+    loss: Float32Array,
+    lse: Float32Array,
+    rows: number,
+    cols: number,
+    ignoreIndex: number,
+  ): void;
+  crossEntropyBackward(
+    logits: Float32Array,
+    targets: Int32Array,
+    lse: Float32Array,
+    dloss: Float32Array,
+    dlogits: Float32Array,
+    rows: number,
+    cols: number,
+    ignoreIndex: number,
+  ): void;
+  layerNorm(
+    x: Float32Array,
+    w: Float32Array,
+    b: Float32Array | null,
+    out: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    rows: number,
+    cols: number,
+    eps: number,
+  ): void;
+  layerNormBackward(
+    x: Float32Array,
+    w: Float32Array,
+    mean: Float32Array,
+    rstd: Float32Array,
+    dy: Float32Array,
+    dx: Float32Array,
+    dw: Float32Array,
+    db: Float32Array | null,
+    rows: number,
+    cols: number,
+  ): void;
+  rmsNorm(
+    x: Float32Array,
+    w: Float32Array,
+    out: Float32Array,
+    rstd: Float32Array,
+    rows: number,
+    cols: number,
+    eps: number,
+  ): void;
+  rmsNormBackward(
+    x: Float32Array,
+    w: Float32Array,
+    rstd: Float32Array,
+    dy: Float32Array,
+    dx: Float32Array,
+    dw: Float32Array,
+    rows: number,
+    cols: number,
+  ): void;
+  rope(
+    x: Float32Array,
+    out: Float32Array,
+    batchHeads: number,
+    t: number,
+    headDim: number,
+    posOffset: number,
+    theta: number,
+    inverse: boolean,
+  ): void;
+  attention(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    out: Float32Array,
+    probs: Float32Array,
+    mask: Float32Array | null,
+    batch: number,
+    heads: number,
+    kvHeads: number,
+    tq: number,
+    tk: number,
+    headDim: number,
+    scale: number,
+    causal: boolean,
+  ): void;
+  attentionBackward(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    probs: Float32Array,
+    dout: Float32Array,
+    dq: Float32Array,
+    dk: Float32Array,
+    dv: Float32Array,
+    batch: number,
+    heads: number,
+    kvHeads: number,
+    tq: number,
+    tk: number,
+    headDim: number,
+    scale: number,
+    causal: boolean,
+  ): void;
   gather(table: Float32Array, ids: Int32Array, out: Float32Array, dim: number): void;
   scatterAdd(dout: Float32Array, ids: Int32Array, dtable: Float32Array, dim: number): void;
-  adamw(param: Float32Array, grad: Float32Array, m: Float32Array, v: Float32Array, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, step: number): void;
+  adamw(
+    param: Float32Array,
+    grad: Float32Array,
+    m: Float32Array,
+    v: Float32Array,
+    lr: number,
+    beta1: number,
+    beta2: number,
+    eps: number,
+    weightDecay: number,
+    step: number,
+  ): void;
   sumSquares(x: Float32Array): number;
 }
 
-const UNARY: Record<UnaryOp, number> = { neg: 0, exp: 1, log: 2, sqrt: 3, rsqrt: 4, tanh: 5, gelu: 6, silu: 7, relu: 8, abs: 9, sigmoid: 10 };
+const UNARY: Record<UnaryOp, number> = {
+  neg: 0,
+  exp: 1,
+  log: 2,
+  sqrt: 3,
+  rsqrt: 4,
+  tanh: 5,
+  gelu: 6,
+  silu: 7,
+  relu: 8,
+  abs: 9,
+  sigmoid: 10,
+};
 const BINARY: Record<BinaryOp, number> = { add: 0, sub: 1, mul: 2, div: 3, maximum: 4, minimum: 5 };
 const MAX_RANK = 16;
 const ADDON_FILE = join("build", "Release", "rlvr_native.node");
@@ -63,7 +210,8 @@ function packMeta(shape: readonly number[], strides: readonly (readonly number[]
   meta[0] = r;
   for (let d = 0; d < r; d++) meta[1 + d] = shape[d]!;
   for (let o = 0; o < strides.length; o++) {
-    const s = strides[o]!, base = 1 + r * (1 + o);
+    const s = strides[o]!,
+      base = 1 + r * (1 + o);
     for (let d = 0; d < r; d++) meta[base + d] = s[d]!;
   }
   return meta;
@@ -85,7 +233,10 @@ export function nativeAddonPath(): string | null {
 // /proc/cpuinfo check before the addon (compiled with -mavx2 -mfma) is even loaded; true where unreadable.
 function cpuinfoAllows(): boolean {
   try {
-    const flags = readFileSync("/proc/cpuinfo", "utf8").match(/^flags\s*:(.*)$/m)?.[1]?.split(/\s+/) ?? null;
+    const flags =
+      readFileSync("/proc/cpuinfo", "utf8")
+        .match(/^flags\s*:(.*)$/m)?.[1]
+        ?.split(/\s+/) ?? null;
     return flags === null || (flags.includes("avx2") && flags.includes("fma"));
   } catch {
     return true;
@@ -129,13 +280,17 @@ function nativeKernelsFrom(A: Addon): Kernels {
     affine: (x, s, t, out) => A.affine(x, s, t, out),
     axpy: (alpha, x, y) => A.axpy(alpha, x, y),
     binary: (op, a, sa, b, sb, out, shape) =>
-      shape.length > MAX_RANK ? jsKernels.binary(op, a, sa, b, sb, out, shape) : A.binary(BINARY[op], a, b, out, packMeta(shape, [sa, sb])),
+      shape.length > MAX_RANK
+        ? jsKernels.binary(op, a, sa, b, sb, out, shape)
+        : A.binary(BINARY[op], a, b, out, packMeta(shape, [sa, sb])),
     binaryBackward: (op, a, sa, b, sb, dy, da, db, shape) =>
       shape.length > MAX_RANK
         ? jsKernels.binaryBackward(op, a, sa, b, sb, dy, da, db, shape)
         : A.binaryBackward(BINARY[op], a, b, dy, da, db, packMeta(shape, [sa, sb])),
     where: (cond, sc, a, sa, b, sb, out, shape) =>
-      shape.length > MAX_RANK ? jsKernels.where(cond, sc, a, sa, b, sb, out, shape) : A.where(cond, a, b, out, packMeta(shape, [sc, sa, sb])),
+      shape.length > MAX_RANK
+        ? jsKernels.where(cond, sc, a, sa, b, sb, out, shape)
+        : A.where(cond, a, b, out, packMeta(shape, [sc, sa, sb])),
     stridedCopy: (x, xOffset, xStrides, out, outOffset, outStrides, shape, accumulate) =>
       shape.length > MAX_RANK
         ? jsKernels.stridedCopy(x, xOffset, xStrides, out, outOffset, outStrides, shape, accumulate)
@@ -146,21 +301,42 @@ function nativeKernelsFrom(A: Addon): Kernels {
     softmaxBackward: (y, dy, dx, rows, cols) => A.softmaxBackward(y, dy, dx, rows, cols),
     logSoftmax: (x, out, rows, cols) => A.logSoftmax(x, out, rows, cols),
     logSoftmaxBackward: (y, dy, dx, rows, cols) => A.logSoftmaxBackward(y, dy, dx, rows, cols),
-    crossEntropy: (logits, targets, loss, lse, rows, cols, ignoreIndex) => A.crossEntropy(logits, targets, loss, lse, rows, cols, ignoreIndex),
+    crossEntropy: (logits, targets, loss, lse, rows, cols, ignoreIndex) =>
+      A.crossEntropy(logits, targets, loss, lse, rows, cols, ignoreIndex),
     crossEntropyBackward: (logits, targets, lse, dloss, dlogits, rows, cols, ignoreIndex) =>
       A.crossEntropyBackward(logits, targets, lse, dloss, dlogits, rows, cols, ignoreIndex),
     layerNorm: (x, w, b, out, mean, rstd, rows, cols, eps) => A.layerNorm(x, w, b, out, mean, rstd, rows, cols, eps),
-    layerNormBackward: (x, w, mean, rstd, dy, dx, dw, db, rows, cols) => A.layerNormBackward(x, w, mean, rstd, dy, dx, dw, db, rows, cols),
+    layerNormBackward: (x, w, mean, rstd, dy, dx, dw, db, rows, cols) =>
+      A.layerNormBackward(x, w, mean, rstd, dy, dx, dw, db, rows, cols),
     rmsNorm: (x, w, out, rstd, rows, cols, eps) => A.rmsNorm(x, w, out, rstd, rows, cols, eps),
     rmsNormBackward: (x, w, rstd, dy, dx, dw, rows, cols) => A.rmsNormBackward(x, w, rstd, dy, dx, dw, rows, cols),
-    rope: (x, out, batchHeads, t, headDim, posOffset, theta, inverse) => A.rope(x, out, batchHeads, t, headDim, posOffset, theta, inverse),
+    rope: (x, out, batchHeads, t, headDim, posOffset, theta, inverse) =>
+      A.rope(x, out, batchHeads, t, headDim, posOffset, theta, inverse),
     attention: (q, k, v, out, probs, mask, p: AttentionParams) =>
       A.attention(q, k, v, out, probs, mask, p.batch, p.heads, p.kvHeads, p.tq, p.tk, p.headDim, p.scale, p.causal),
     attentionBackward: (q, k, v, probs, dout, dq, dk, dv, p: AttentionParams) =>
-      A.attentionBackward(q, k, v, probs, dout, dq, dk, dv, p.batch, p.heads, p.kvHeads, p.tq, p.tk, p.headDim, p.scale, p.causal),
+      A.attentionBackward(
+        q,
+        k,
+        v,
+        probs,
+        dout,
+        dq,
+        dk,
+        dv,
+        p.batch,
+        p.heads,
+        p.kvHeads,
+        p.tq,
+        p.tk,
+        p.headDim,
+        p.scale,
+        p.causal,
+      ),
     gather: (table, ids, out, dim) => A.gather(table, ids, out, dim),
     scatterAdd: (dout, ids, dtable, dim) => A.scatterAdd(dout, ids, dtable, dim),
-    adamw: (param, grad, m, v, lr, beta1, beta2, eps, weightDecay, step) => A.adamw(param, grad, m, v, lr, beta1, beta2, eps, weightDecay, step),
+    adamw: (param, grad, m, v, lr, beta1, beta2, eps, weightDecay, step) =>
+      A.adamw(param, grad, m, v, lr, beta1, beta2, eps, weightDecay, step),
     sumSquares: (x) => A.sumSquares(x),
   };
 }

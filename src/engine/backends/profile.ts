@@ -14,7 +14,8 @@ export interface KernelTiming {
 }
 
 function labelOf(name: string, args: unknown[]): string {
-  if (name === "unary" || name === "unaryBackward" || name === "binary" || name === "binaryBackward") return `${name}:${String(args[0])}`;
+  if (name === "unary" || name === "unaryBackward" || name === "binary" || name === "binaryBackward")
+    return `${name}:${String(args[0])}`;
   if (name === "matmul") {
     const p = args[3] as MatmulParams;
     return `matmul:${p.transA ? "T" : "N"}${p.transB ? "T" : "N"}`;

@@ -35,21 +35,32 @@ export class Linear extends Module {
     this.outFeatures = outFeatures;
     if ("weight" in opts) {
       const b = opts.bias ?? null;
-      if (opts.weight.shape[0] !== outFeatures || opts.weight.shape[1] !== inFeatures || opts.weight.ndim !== 2 || (b && (b.ndim !== 1 || b.shape[0] !== outFeatures))) {
-        throw new ShapeError(`Linear(${inFeatures}, ${outFeatures}): weight ${fmtShape(opts.weight.shape)}${b ? ` / bias ${fmtShape(b.shape)}` : ""} do not fit (out, in) = (${outFeatures}, ${inFeatures})`);
+      if (
+        opts.weight.shape[0] !== outFeatures ||
+        opts.weight.shape[1] !== inFeatures ||
+        opts.weight.ndim !== 2 ||
+        (b && (b.ndim !== 1 || b.shape[0] !== outFeatures))
+      ) {
+        throw new ShapeError(
+          `Linear(${inFeatures}, ${outFeatures}): weight ${fmtShape(opts.weight.shape)}${b ? ` / bias ${fmtShape(b.shape)}` : ""} do not fit (out, in) = (${outFeatures}, ${inFeatures})`,
+        );
       }
       this.weight = opts.weight;
       this.bias = b;
       return;
     }
     const bound = 1 / Math.sqrt(inFeatures);
-    this.weight = opts.std !== undefined
-      ? randn([outFeatures, inFeatures], opts.rng, opts.std)
-      : randUniform([outFeatures, inFeatures], opts.rng, -bound, bound);
+    this.weight =
+      opts.std !== undefined
+        ? randn([outFeatures, inFeatures], opts.rng, opts.std)
+        : randUniform([outFeatures, inFeatures], opts.rng, -bound, bound);
     this.weight.requiresGrad = true;
     this.bias = null;
     if (opts.bias ?? true) {
-      this.bias = opts.std !== undefined ? new Tensor(new Float32Array(outFeatures), [outFeatures]) : randUniform([outFeatures], opts.rng, -bound, bound);
+      this.bias =
+        opts.std !== undefined
+          ? new Tensor(new Float32Array(outFeatures), [outFeatures])
+          : randUniform([outFeatures], opts.rng, -bound, bound);
       this.bias.requiresGrad = true;
     }
   }

@@ -36,7 +36,8 @@ export class LoRALinear extends Linear {
 
   constructor(base: Linear, opts: LoRAOptions) {
     super(base.inFeatures, base.outFeatures, { weight: base.weight, bias: base.bias });
-    if (!(Number.isInteger(opts.rank) && opts.rank > 0)) throw new ConfigError(`LoRA: rank must be a positive integer, got ${opts.rank}`);
+    if (!(Number.isInteger(opts.rank) && opts.rank > 0))
+      throw new ConfigError(`LoRA: rank must be a positive integer, got ${opts.rank}`);
     this.rank = opts.rank;
     this.alpha = opts.alpha ?? opts.rank;
     this.dropoutP = opts.dropout ?? 0;
@@ -83,7 +84,10 @@ export interface ApplyLoRAOptions extends LoRAOptions {
 }
 
 /** Calls `visit` for every Linear held in a field (or array element) of any module in the tree. */
-function forEachLinearSlot(root: Module, visit: (path: string, lin: Linear, replace: (m: Module) => void) => void): void {
+function forEachLinearSlot(
+  root: Module,
+  visit: (path: string, lin: Linear, replace: (m: Module) => void) => void,
+): void {
   for (const [prefix, mod] of root.namedModules()) {
     const holder = mod as unknown as Record<string, unknown>;
     for (const [key, value] of Object.entries(mod)) {
@@ -91,7 +95,9 @@ function forEachLinearSlot(root: Module, visit: (path: string, lin: Linear, repl
       const path = prefix ? `${prefix}.${key}` : key;
       if (value instanceof Linear) visit(path, value, (m) => (holder[key] = m));
       else if (Array.isArray(value)) {
-        value.forEach((v, i) => { if (v instanceof Linear) visit(`${path}.${i}`, v, (m) => (value[i] = m)); });
+        value.forEach((v, i) => {
+          if (v instanceof Linear) visit(`${path}.${i}`, v, (m) => (value[i] = m));
+        });
       }
     }
   }

@@ -18,7 +18,10 @@ export class Module {
     for (const [key, value] of Object.entries(this)) {
       if (key.startsWith("_")) continue;
       if (value instanceof Module) out.push([key, value]);
-      else if (Array.isArray(value)) value.forEach((v, i) => { if (v instanceof Module) out.push([`${key}.${i}`, v]); });
+      else if (Array.isArray(value))
+        value.forEach((v, i) => {
+          if (v instanceof Module) out.push([`${key}.${i}`, v]);
+        });
     }
     return out;
   }
@@ -26,7 +29,8 @@ export class Module {
   /** Every module in the tree (this one first) with its dotted path ("" for this one). */
   namedModules(prefix = ""): [string, Module][] {
     const out: [string, Module][] = [[prefix, this]];
-    for (const [name, child] of this.namedChildren()) out.push(...child.namedModules(prefix ? `${prefix}.${name}` : name));
+    for (const [name, child] of this.namedChildren())
+      out.push(...child.namedModules(prefix ? `${prefix}.${name}` : name));
     return out;
   }
 

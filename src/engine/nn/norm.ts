@@ -14,7 +14,7 @@ export class LayerNorm extends Module {
     this.eps = opts.eps ?? 1e-5;
     this.weight = full([dim], 1);
     this.weight.requiresGrad = true;
-    this.bias = opts.bias ?? true ? full([dim], 0) : null;
+    this.bias = (opts.bias ?? true) ? full([dim], 0) : null;
     if (this.bias) this.bias.requiresGrad = true;
   }
 

@@ -29,7 +29,8 @@ function binaryRule(op: BinaryOp): GradRule<BinaryOp> {
   return (ctx, dy, out, [a, b], grad, pass) => {
     if ((op === "add" || op === "sub") && a!.size === out.size) {
       // a's gradient is dy itself: hand dy over after b's share is taken (residual adds, bias adds).
-      if (b!.requiresGrad) backend().binaryBackward(op, a!.data, ctx.stridesA, b!.data, ctx.stridesB, dy, null, grad(1), out.shape);
+      if (b!.requiresGrad)
+        backend().binaryBackward(op, a!.data, ctx.stridesA, b!.data, ctx.stridesB, dy, null, grad(1), out.shape);
       pass(0, dy);
       return;
     }
@@ -136,7 +137,8 @@ export function affine(x: Tensor, s: number, t: number): Tensor {
 
 /** cond ? a : b elementwise with broadcasting; cond is 0/1 and constant (no gradient). */
 export function where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
-  const at = asTensor(a), bt = asTensor(b);
+  const at = asTensor(a),
+    bt = asTensor(b);
   const shape = broadcastShapes("where", cond.shape, at.shape, bt.shape);
   const sc = broadcastStrides(cond.shape, shape);
   const sa = broadcastStrides(at.shape, shape);
@@ -199,7 +201,8 @@ export const elementwiseRules: RuleTable<ElementwiseOp> = {
     const sy = stridesOf(shape);
     const zeros = shape.map(() => 0);
     const tmp = allocUninit(out.size);
-    const da = grad(0), db = grad(1);
+    const da = grad(0),
+      db = grad(1);
     if (da) {
       k.where(cond, stridesCond, dy, sy, ZERO, zeros, tmp, shape);
       k.stridedCopy(tmp, 0, sy, da, 0, stridesA, shape, true);

@@ -21,10 +21,12 @@ export function embedding(table: Tensor, ids: Int32Array, idsShape: readonly num
   const [v, d] = table.shape as [number, number];
   let n = 1;
   for (const s of idsShape) n *= s;
-  if (n !== ids.length) throw new ShapeError(`embedding: ${ids.length} ids do not fill ids shape ${fmtShape(idsShape)}`);
+  if (n !== ids.length)
+    throw new ShapeError(`embedding: ${ids.length} ids do not fill ids shape ${fmtShape(idsShape)}`);
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    if (id < 0 || id >= v) throw new ShapeError(`embedding: id ${id} at position ${i} out of range for table ${fmtShape(table.shape)}`);
+    if (id < 0 || id >= v)
+      throw new ShapeError(`embedding: id ${id} at position ${i} out of range for table ${fmtShape(table.shape)}`);
   }
   const out = emptyUninit([...idsShape, d]);
   backend().gather(table.data, ids, out.data, d);
@@ -41,7 +43,8 @@ function alongAxis(x: Tensor, axis: number, op: string, f: (t: Tensor) => Tensor
 /** Softmax along `axis` (default last). */
 export function softmax(x: Tensor, axis = -1): Tensor {
   return alongAxis(x, axis, "softmax", (t) => {
-    const cols = t.shape[t.ndim - 1]!, rows = t.size / cols;
+    const cols = t.shape[t.ndim - 1]!,
+      rows = t.size / cols;
     const out = emptyUninit(t.shape);
     backend().softmax(t.data, out.data, rows, cols);
     return record(out, "softmax", [t], { rows, cols });
@@ -51,7 +54,8 @@ export function softmax(x: Tensor, axis = -1): Tensor {
 /** Log-softmax along `axis` (default last). */
 export function logSoftmax(x: Tensor, axis = -1): Tensor {
   return alongAxis(x, axis, "logSoftmax", (t) => {
-    const cols = t.shape[t.ndim - 1]!, rows = t.size / cols;
+    const cols = t.shape[t.ndim - 1]!,
+      rows = t.size / cols;
     const out = emptyUninit(t.shape);
     backend().logSoftmax(t.data, out.data, rows, cols);
     return record(out, "logSoftmax", [t], { rows, cols });
@@ -72,12 +76,14 @@ export function crossEntropy(logits: Tensor, targets: Int32Array, opts: CrossEnt
   const reduction = opts.reduction ?? "mean";
   if (logits.ndim !== 2) throw new ShapeError(`crossEntropy: logits must be (N, V), got ${fmtShape(logits.shape)}`);
   const [rows, cols] = logits.shape as [number, number];
-  if (targets.length !== rows) throw new ShapeError(`crossEntropy: ${targets.length} targets for logits ${fmtShape(logits.shape)}`);
+  if (targets.length !== rows)
+    throw new ShapeError(`crossEntropy: ${targets.length} targets for logits ${fmtShape(logits.shape)}`);
   let count = 0;
   for (let r = 0; r < rows; r++) {
     const t = targets[r]!;
     if (t === ignoreIndex) continue;
-    if (t < 0 || t >= cols) throw new ShapeError(`crossEntropy: target ${t} at row ${r} out of range for logits ${fmtShape(logits.shape)}`);
+    if (t < 0 || t >= cols)
+      throw new ShapeError(`crossEntropy: target ${t} at row ${r} out of range for logits ${fmtShape(logits.shape)}`);
     count++;
   }
   const loss = emptyUninit([rows]);
@@ -92,7 +98,9 @@ export function crossEntropy(logits: Tensor, targets: Int32Array, opts: CrossEnt
 function checkNormWeight(op: string, x: Tensor, w: Tensor, b: Tensor | null): number {
   const cols = x.shape[x.ndim - 1] ?? 1;
   if (w.ndim !== 1 || w.shape[0] !== cols || (b && (b.ndim !== 1 || b.shape[0] !== cols))) {
-    throw new ShapeError(`${op}: x ${fmtShape(x.shape)} needs weight${b ? " and bias" : ""} of shape (${cols}), got ${fmtShape(w.shape)}${b ? ` and ${fmtShape(b.shape)}` : ""}`);
+    throw new ShapeError(
+      `${op}: x ${fmtShape(x.shape)} needs weight${b ? " and bias" : ""} of shape (${cols}), got ${fmtShape(w.shape)}${b ? ` and ${fmtShape(b.shape)}` : ""}`,
+    );
   }
   return cols;
 }
@@ -102,7 +110,8 @@ export function layerNorm(x: Tensor, w: Tensor, b: Tensor | null, eps = 1e-5): T
   const cols = checkNormWeight("layerNorm", x, w, b);
   const rows = x.size / cols;
   const out = emptyUninit(x.shape);
-  const mean = new Float32Array(rows), rstd = new Float32Array(rows);
+  const mean = new Float32Array(rows),
+    rstd = new Float32Array(rows);
   backend().layerNorm(x.data, w.data, b ? b.data : null, out.data, mean, rstd, rows, cols, eps);
   return record(out, "layerNorm", b ? [x, w, b] : [x, w], { mean, rstd, rows, cols });
 }
@@ -118,13 +127,18 @@ export function rmsNorm(x: Tensor, w: Tensor, eps = 1e-6): Tensor {
 }
 
 /** Options of rope. */
-export interface RopeOptions { posOffset?: number; theta?: number }
+export interface RopeOptions {
+  posOffset?: number;
+  theta?: number;
+}
 
 /** Rotary position embedding of x (B, H, T, D), Hugging Face rotate-half convention. */
 export function rope(x: Tensor, opts: RopeOptions = {}): Tensor {
-  if (x.ndim !== 4 || x.shape[3]! % 2 !== 0) throw new ShapeError(`rope: x must be (B, H, T, D) with even D, got ${fmtShape(x.shape)}`);
+  if (x.ndim !== 4 || x.shape[3]! % 2 !== 0)
+    throw new ShapeError(`rope: x must be (B, H, T, D) with even D, got ${fmtShape(x.shape)}`);
   const [b, h, t, d] = x.shape as [number, number, number, number];
-  const posOffset = opts.posOffset ?? 0, theta = opts.theta ?? 10000;
+  const posOffset = opts.posOffset ?? 0,
+    theta = opts.theta ?? 10000;
   const out = emptyUninit(x.shape);
   backend().rope(x.data, out.data, b * h, t, d, posOffset, theta, false);
   return record(out, "rope", [x], { batchHeads: b * h, t, headDim: d, posOffset, theta });
@@ -157,20 +171,33 @@ export interface AttentionOptions {
  */
 export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts: AttentionOptions = {}): Tensor {
   const desc = (): string => `q ${fmtShape(q.shape)}, k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`;
-  if (q.ndim !== 4 || k.ndim !== 4 || v.ndim !== 4) throw new ShapeError(`scaledDotProductAttention: ${desc()}: expected 4-d (B, H, T, D)`);
+  if (q.ndim !== 4 || k.ndim !== 4 || v.ndim !== 4)
+    throw new ShapeError(`scaledDotProductAttention: ${desc()}: expected 4-d (B, H, T, D)`);
   const [batch, heads, tq, headDim] = q.shape as [number, number, number, number];
   const [kb, kvHeads, tk, kd] = k.shape as [number, number, number, number];
   const sameKV = v.shape.every((s, i) => s === k.shape[i]);
   if (kb !== batch || kd !== headDim || !sameKV || kvHeads === 0 || heads % kvHeads !== 0 || tk < tq) {
-    throw new ShapeError(`scaledDotProductAttention: ${desc()}: need matching B and D, k and v alike, H divisible by Hkv, Tk >= Tq`);
+    throw new ShapeError(
+      `scaledDotProductAttention: ${desc()}: need matching B and D, k and v alike, H divisible by Hkv, Tk >= Tq`,
+    );
   }
   let mask: Float32Array | null = null;
   if (opts.mask) {
     mask = opts.mask instanceof Tensor ? opts.mask.data : opts.mask;
-    if (mask.length !== batch * tk) throw new ShapeError(`scaledDotProductAttention: ${desc()}: mask has ${mask.length} values, expected (B, Tk) = (${batch}, ${tk})`);
+    if (mask.length !== batch * tk)
+      throw new ShapeError(
+        `scaledDotProductAttention: ${desc()}: mask has ${mask.length} values, expected (B, Tk) = (${batch}, ${tk})`,
+      );
   }
   const params: AttentionParams = {
-    batch, heads, kvHeads, tq, tk, headDim, scale: opts.scale ?? 1 / Math.sqrt(headDim), causal: opts.causal ?? true,
+    batch,
+    heads,
+    kvHeads,
+    tq,
+    tk,
+    headDim,
+    scale: opts.scale ?? 1 / Math.sqrt(headDim),
+    causal: opts.causal ?? true,
   };
   const out = emptyUninit(q.shape);
   const probs = allocZeroed(batch * heads * tq * tk);
@@ -195,7 +222,9 @@ function releaseScratch(): void {
 }
 
 /** NN-op rules, each with its derivative. */
-export const nnRules: RuleTable<"embedding" | "softmax" | "logSoftmax" | "crossEntropy" | "layerNorm" | "rmsNorm" | "rope" | "attention"> = {
+export const nnRules: RuleTable<
+  "embedding" | "softmax" | "logSoftmax" | "crossEntropy" | "layerNorm" | "rmsNorm" | "rope" | "attention"
+> = {
   // d table[ids[i]] += dy[i]  (scatter-add; repeated ids accumulate)
   embedding: ({ ids }, dy, _out, [table], grad) => {
     const dt = grad(0);
@@ -221,7 +250,7 @@ export const nnRules: RuleTable<"embedding" | "softmax" | "logSoftmax" | "crossE
   layerNorm: ({ mean, rstd, rows, cols }, dy, _out, [x, w, b], grad) => {
     const dx = grad(0) ?? scratch(x!.size);
     const dw = grad(1) ?? scratch(cols);
-    const db = b ? grad(2) ?? scratch(cols) : null;
+    const db = b ? (grad(2) ?? scratch(cols)) : null;
     backend().layerNormBackward(x!.data, w!.data, mean, rstd, dy, dx, dw, db, rows, cols);
     releaseScratch();
   },

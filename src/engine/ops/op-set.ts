@@ -9,15 +9,32 @@ import type { AttentionParams, BinaryOp, UnaryOp } from "../backends/kernels.js"
 import type { Tensor } from "../tensor.js";
 
 /** Saved by broadcasting binary ops: each input's strides over the output shape (0 on broadcast axes). */
-export interface BinaryCtx { stridesA: number[]; stridesB: number[] }
+export interface BinaryCtx {
+  stridesA: number[];
+  stridesB: number[];
+}
 /** Unary ops need only their input and output, which the node already holds. */
 export type UnaryCtx = Record<string, never>;
 
 /** Every op and its saved context. */
 export interface OpCtx {
-  add: BinaryCtx; sub: BinaryCtx; mul: BinaryCtx; div: BinaryCtx; maximum: BinaryCtx; minimum: BinaryCtx;
-  neg: UnaryCtx; exp: UnaryCtx; log: UnaryCtx; sqrt: UnaryCtx; rsqrt: UnaryCtx; tanh: UnaryCtx; gelu: UnaryCtx;
-  silu: UnaryCtx; relu: UnaryCtx; abs: UnaryCtx; sigmoid: UnaryCtx;
+  add: BinaryCtx;
+  sub: BinaryCtx;
+  mul: BinaryCtx;
+  div: BinaryCtx;
+  maximum: BinaryCtx;
+  minimum: BinaryCtx;
+  neg: UnaryCtx;
+  exp: UnaryCtx;
+  log: UnaryCtx;
+  sqrt: UnaryCtx;
+  rsqrt: UnaryCtx;
+  tanh: UnaryCtx;
+  gelu: UnaryCtx;
+  silu: UnaryCtx;
+  relu: UnaryCtx;
+  abs: UnaryCtx;
+  sigmoid: UnaryCtx;
   /** x ** p for a constant p. */
   pow: { p: number };
   /** x * s + t for constants s, t. */

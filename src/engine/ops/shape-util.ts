@@ -15,7 +15,10 @@ export function broadcastShapes(op: string | (() => string), ...shapes: (readonl
       const v = s[i]!;
       if (v === out[d] || v === 1) continue;
       if (out[d] === 1) out[d] = v;
-      else throw new ShapeError(`${typeof op === "string" ? op : op()}: shapes ${shapes.map(fmtShape).join(", ")} do not broadcast (axis ${d}: ${out[d]} vs ${v})`);
+      else
+        throw new ShapeError(
+          `${typeof op === "string" ? op : op()}: shapes ${shapes.map(fmtShape).join(", ")} do not broadcast (axis ${d}: ${out[d]} vs ${v})`,
+        );
     }
   }
   return out;
@@ -31,7 +34,8 @@ export function broadcastStrides(shape: readonly number[], outShape: readonly nu
 /** Resolves a possibly negative axis against `ndim`; the error names the op. */
 export function normAxis(op: string, axis: number, ndim: number): number {
   const a = axis < 0 ? axis + ndim : axis;
-  if (!Number.isInteger(a) || a < 0 || a >= ndim) throw new ShapeError(`${op}: axis ${axis} out of range for ${ndim} dims`);
+  if (!Number.isInteger(a) || a < 0 || a >= ndim)
+    throw new ShapeError(`${op}: axis ${axis} out of range for ${ndim} dims`);
   return a;
 }
 

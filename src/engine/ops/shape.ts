@@ -12,7 +12,8 @@ export function reshape(x: Tensor, shape: readonly number[]): Tensor {
   if (infer >= 0) {
     if (shape.indexOf(-1, infer + 1) >= 0) throw new ShapeError(`reshape: ${fmtShape(shape)} has more than one -1`);
     const rest = shapeSize(shape.filter((_, i) => i !== infer));
-    if (rest === 0 || x.size % rest !== 0) throw new ShapeError(`reshape: cannot view ${fmtShape(x.shape)} as ${fmtShape(shape)}`);
+    if (rest === 0 || x.size % rest !== 0)
+      throw new ShapeError(`reshape: cannot view ${fmtShape(x.shape)} as ${fmtShape(shape)}`);
     target[infer] = x.size / rest;
   }
   if (shapeSize(target) !== x.size) {
@@ -38,7 +39,8 @@ export function permute(x: Tensor, dims: readonly number[]): Tensor {
 
 /** Swaps two axes (a copy). */
 export function transpose(x: Tensor, dim0: number, dim1: number): Tensor {
-  const a = normAxis("transpose", dim0, x.ndim), b = normAxis("transpose", dim1, x.ndim);
+  const a = normAxis("transpose", dim0, x.ndim),
+    b = normAxis("transpose", dim1, x.ndim);
   const dims = x.shape.map((_, i) => i);
   dims[a] = b;
   dims[b] = a;
@@ -49,7 +51,8 @@ export function transpose(x: Tensor, dim0: number, dim1: number): Tensor {
 export function slice(x: Tensor, axis: number, start: number, end: number): Tensor {
   const a = normAxis("slice", axis, x.ndim);
   const n = x.shape[a]!;
-  const s = start < 0 ? start + n : start, e = end < 0 ? end + n : end;
+  const s = start < 0 ? start + n : start,
+    e = end < 0 ? end + n : end;
   if (!(Number.isInteger(s) && Number.isInteger(e) && 0 <= s && s <= e && e <= n)) {
     throw new ShapeError(`slice: [${start}, ${end}) out of range for axis ${axis} of ${fmtShape(x.shape)}`);
   }
@@ -69,7 +72,8 @@ export function concat(xs: readonly Tensor[], axis: number): Tensor {
   const a = normAxis("concat", axis, first.ndim);
   for (const x of xs) {
     const ok = x.ndim === first.ndim && x.shape.every((d, i) => i === a || d === first.shape[i]);
-    if (!ok) throw new ShapeError(`concat: shapes ${xs.map((t) => fmtShape(t.shape)).join(", ")} differ off axis ${axis}`);
+    if (!ok)
+      throw new ShapeError(`concat: shapes ${xs.map((t) => fmtShape(t.shape)).join(", ")} differ off axis ${axis}`);
   }
   if (xs.length === 1) return first;
   const shape = first.shape.slice();

@@ -14,7 +14,10 @@ export function clipGradNorm(params: ParamList, maxNorm: number): number {
   for (const [name, t] of named) {
     if (!t.grad) continue;
     const s = k.sumSquares(t.grad);
-    if (!Number.isFinite(s)) throw new NonFiniteError(`clipGradNorm: gradient of "${name}" ${fmtShape(t.shape)} is not finite (sum of squares ${s})`);
+    if (!Number.isFinite(s))
+      throw new NonFiniteError(
+        `clipGradNorm: gradient of "${name}" ${fmtShape(t.shape)} is not finite (sum of squares ${s})`,
+      );
     total += s;
   }
   const norm = Math.sqrt(total);

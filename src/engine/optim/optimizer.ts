@@ -86,7 +86,10 @@ export class Optimizer {
 
   /** Restores a snapshot from state(); names and sizes must match this optimizer's parameters. */
   loadState(state: OptimizerState): void {
-    if (state.rule !== this.rule.name) throw new CheckpointError(`Optimizer.loadState: state is for "${state.rule}", this optimizer is "${this.rule.name}"`);
+    if (state.rule !== this.rule.name)
+      throw new CheckpointError(
+        `Optimizer.loadState: state is for "${state.rule}", this optimizer is "${this.rule.name}"`,
+      );
     const byName = new Map(this.params);
     const slots = new Map<string, SlotState>();
     for (const [name, s] of Object.entries(state.slots)) {
@@ -96,7 +99,9 @@ export class Optimizer {
       for (const key of Object.keys(fresh)) {
         const v = s[key];
         if (!v || v.length !== t.size) {
-          throw new CheckpointError(`Optimizer.loadState: slot "${key}" of "${name}" has ${v ? v.length : "no"} values, expected ${t.size}`);
+          throw new CheckpointError(
+            `Optimizer.loadState: slot "${key}" of "${name}" has ${v ? v.length : "no"} values, expected ${t.size}`,
+          );
         }
         fresh[key] = Float32Array.from(v);
       }

@@ -39,7 +39,8 @@ export function adamw(opts: AdamWOptions = {}): UpdateRule {
   const [beta1, beta2] = opts.betas ?? [0.9, 0.999];
   const eps = opts.eps ?? 1e-8;
   const weightDecay = opts.weightDecay ?? 0.01;
-  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1)) throw new ConfigError(`adamw: betas must be in [0, 1), got [${beta1}, ${beta2}]`);
+  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
+    throw new ConfigError(`adamw: betas must be in [0, 1), got [${beta1}, ${beta2}]`);
   if (!(eps > 0)) throw new ConfigError(`adamw: eps must be > 0, got ${eps}`);
   if (!(weightDecay >= 0)) throw new ConfigError(`adamw: weightDecay must be >= 0, got ${weightDecay}`);
   return {

@@ -35,7 +35,8 @@ export function cosineLr(opts: CosineOptions): LrSchedule {
   const { lr, totalSteps } = opts;
   const warmup = opts.warmupSteps ?? 0;
   const minLr = opts.minLr ?? 0;
-  if (!(totalSteps > warmup)) throw new ConfigError(`cosineLr: totalSteps (${totalSteps}) must exceed warmupSteps (${warmup})`);
+  if (!(totalSteps > warmup))
+    throw new ConfigError(`cosineLr: totalSteps (${totalSteps}) must exceed warmupSteps (${warmup})`);
   return (step) => {
     if (step < warmup) return (lr * (step + 1)) / warmup;
     const progress = Math.min(1, (step - warmup) / (totalSteps - warmup));

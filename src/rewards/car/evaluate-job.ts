@@ -36,11 +36,24 @@ export function evaluateJob(args: EvalJobArgs): EvalJobResult {
   if (!c) throw new Error(`evaluateJob: unreadable case ${JSON.stringify(args.caseText)}`);
   const baseline = args.withBaseline ? baselineRmse(c, args.track) : null;
   if (args.failure !== undefined) {
-    return { metric: null, crashed: false, stalled: false, crashReason: null, crashTime: null, meanProgressSpeed: 0, baseline };
+    return {
+      metric: null,
+      crashed: false,
+      stalled: false,
+      crashReason: null,
+      crashTime: null,
+      meanProgressSpeed: 0,
+      baseline,
+    };
   }
   const e = evaluateParams(c, args.track, args.params);
   return {
-    metric: e.metric, crashed: e.crashed, stalled: e.stalled, crashReason: e.crashReason, crashTime: e.run.crashTime,
-    meanProgressSpeed: e.meanProgressSpeed, baseline,
+    metric: e.metric,
+    crashed: e.crashed,
+    stalled: e.stalled,
+    crashReason: e.crashReason,
+    crashTime: e.run.crashTime,
+    meanProgressSpeed: e.meanProgressSpeed,
+    baseline,
   };
 }

@@ -39,7 +39,12 @@ export function memoRun(trackName: TrackName, params: MpcParams, sim: Partial<Si
 }
 
 /** Runs `params` on `track` and scores behaviour `c` (the run is memoised; deterministic). */
-export function evaluateParams(c: DrivingCase, trackName: TrackName, params: MpcParams, sim: Partial<SimConfig> = {}): Evaluation {
+export function evaluateParams(
+  c: DrivingCase,
+  trackName: TrackName,
+  params: MpcParams,
+  sim: Partial<SimConfig> = {},
+): Evaluation {
   const run = memoRun(trackName, params, sim);
   const speed = meanProgressSpeed(run);
   const stalled = !run.crashed && isStalled(c, speed);

@@ -17,8 +17,17 @@ export type ParamName = keyof MpcParams;
 
 /** Allowed range per parameter (spec §11.2; built to contain every default). */
 export const PARAM_RANGES: Readonly<Record<ParamName, readonly [number, number]>> = {
-  qv: [0, 20], qn: [0, 100], qalpha: [0, 100], qac: [0, 1], qddelta: [0, 100], alat_max: [0, 20], a_min: [-20, 0],
-  a_max: [0, 20], v_min: [-2, 5], v_max: [-1, 12], track_safety_margin: [0, 1],
+  qv: [0, 20],
+  qn: [0, 100],
+  qalpha: [0, 100],
+  qac: [0, 1],
+  qddelta: [0, 100],
+  alat_max: [0, 20],
+  a_min: [-20, 0],
+  a_max: [0, 20],
+  v_min: [-2, 5],
+  v_max: [-1, 12],
+  track_safety_margin: [0, 1],
 };
 
 /** The reference's alias table (LLMxRobot `train/rl_mpc_train.py` `_parse_mpc_param_name`), exact names removed. */
@@ -44,10 +53,14 @@ const ALIAS_TO_NAME = new Map<string, ParamName>(
 export const PARSE_CAPS = { maxRegionChars: 20_000, maxKeys: 64, maxTokenChars: 200 };
 
 /** A raw literal value. */
-export type RawValue = { kind: "number"; value: number } | { kind: "string"; value: string } | { kind: "word"; value: string };
+export type RawValue =
+  { kind: "number"; value: number } | { kind: "string"; value: string } | { kind: "word"; value: string };
 
 /** Parses a dict literal starting at text[start] === "{"; returns its ordered pairs or an error. */
-export function parseDictLiteral(text: string, start: number): { pairs: [string, RawValue][]; end: number } | { error: string } {
+export function parseDictLiteral(
+  text: string,
+  start: number,
+): { pairs: [string, RawValue][]; end: number } | { error: string } {
   let i = start;
   const ws = () => {
     while (i < text.length && /\s/.test(text[i]!)) i++;
@@ -169,7 +182,8 @@ export function validateParams(values: ParsedParams["values"], outOfRange: "reje
   for (const name of PARAM_NAMES) {
     const raw = values[name];
     if (raw === undefined) continue;
-    if (raw.kind !== "number" || !Number.isFinite(raw.value)) return { ok: false, reason: `${name}: not a finite number (${raw.value})` };
+    if (raw.kind !== "number" || !Number.isFinite(raw.value))
+      return { ok: false, reason: `${name}: not a finite number (${raw.value})` };
     const [lo, hi] = PARAM_RANGES[name];
     let v = raw.value;
     if (v < lo || v > hi) {

@@ -14,9 +14,16 @@ export interface PlotSeries {
   dashed?: boolean;
 }
 
-function path(xs: ArrayLike<number>, ys: ArrayLike<number>, tx: (x: number) => number, ty: (y: number) => number, close: boolean): string {
+function path(
+  xs: ArrayLike<number>,
+  ys: ArrayLike<number>,
+  tx: (x: number) => number,
+  ty: (y: number) => number,
+  close: boolean,
+): string {
   const parts: string[] = [];
-  for (let i = 0; i < xs.length; i++) parts.push(`${i === 0 ? "M" : "L"}${tx(xs[i]!).toFixed(1)},${ty(ys[i]!).toFixed(1)}`);
+  for (let i = 0; i < xs.length; i++)
+    parts.push(`${i === 0 ? "M" : "L"}${tx(xs[i]!).toFixed(1)},${ty(ys[i]!).toFixed(1)}`);
   return parts.join(" ") + (close ? " Z" : "");
 }
 
@@ -25,7 +32,11 @@ function escapeXml(s: string): string {
 }
 
 /** Renders `track` and `series` as a standalone SVG document (`size` px wide, aspect kept). */
-export function plotTrajectories(track: Track, series: PlotSeries[], opts: { size?: number; title?: string } = {}): string {
+export function plotTrajectories(
+  track: Track,
+  series: PlotSeries[],
+  opts: { size?: number; title?: string } = {},
+): string {
   const size = opts.size ?? 800;
   const xs = [...track.leftWall.x, ...track.rightWall.x];
   const ys = [...track.leftWall.y, ...track.rightWall.y];
@@ -36,12 +47,22 @@ export function plotTrajectories(track: Track, series: PlotSeries[], opts: { siz
   const tx = (x: number) => (x - x0 + pad) * scale;
   const ty = (y: number) => (y1 - y + pad) * scale + 40; // SVG y grows downwards
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}">`,
+  );
   out.push(`<rect width="100%" height="100%" fill="white"/>`);
-  out.push(`<text x="10" y="24" font-family="sans-serif" font-size="16">${escapeXml(opts.title ?? `track ${track.name}`)}</text>`);
-  out.push(`<path d="${path(track.leftWall.x, track.leftWall.y, tx, ty, true)}" fill="none" stroke="black" stroke-width="2"/>`);
-  out.push(`<path d="${path(track.rightWall.x, track.rightWall.y, tx, ty, true)}" fill="none" stroke="black" stroke-width="2"/>`);
-  out.push(`<path d="${path(track.centre.x, track.centre.y, tx, ty, true)}" fill="none" stroke="#999" stroke-width="1" stroke-dasharray="6 4"/>`);
+  out.push(
+    `<text x="10" y="24" font-family="sans-serif" font-size="16">${escapeXml(opts.title ?? `track ${track.name}`)}</text>`,
+  );
+  out.push(
+    `<path d="${path(track.leftWall.x, track.leftWall.y, tx, ty, true)}" fill="none" stroke="black" stroke-width="2"/>`,
+  );
+  out.push(
+    `<path d="${path(track.rightWall.x, track.rightWall.y, tx, ty, true)}" fill="none" stroke="black" stroke-width="2"/>`,
+  );
+  out.push(
+    `<path d="${path(track.centre.x, track.centre.y, tx, ty, true)}" fill="none" stroke="#999" stroke-width="1" stroke-dasharray="6 4"/>`,
+  );
   out.push(`<path d="${path(track.x, track.y, tx, ty, true)}" fill="none" stroke="#2ca02c" stroke-width="1"/>`);
   for (const s of series) {
     const t = s.trajectory;
@@ -49,9 +70,15 @@ export function plotTrajectories(track: Track, series: PlotSeries[], opts: { siz
     const py = new Float64Array(t.s.length);
     for (let i = 0; i < t.s.length; i++) [px[i], py[i]] = toCartesian(track, t.s[i]!, t.n[i]!);
     const dash = s.dashed ? ` stroke-dasharray="4 3"` : "";
-    out.push(`<path d="${path(px, py, tx, ty, false)}" fill="none" stroke="${s.color}" stroke-width="1.5" opacity="0.85"${dash}/>`);
+    out.push(
+      `<path d="${path(px, py, tx, ty, false)}" fill="none" stroke="${s.color}" stroke-width="1.5" opacity="0.85"${dash}/>`,
+    );
   }
-  const legend: [string, string][] = [["#999", "centreline"], ["#2ca02c", "racing line"], ...series.map((s) => [s.color, s.label] as [string, string])];
+  const legend: [string, string][] = [
+    ["#999", "centreline"],
+    ["#2ca02c", "racing line"],
+    ...series.map((s) => [s.color, s.label] as [string, string]),
+  ];
   legend.forEach(([color, label], i) => {
     const y = height - 18 * (legend.length - i) + 6;
     out.push(`<line x1="10" y1="${y - 4}" x2="34" y2="${y - 4}" stroke="${color}" stroke-width="3"/>`);

@@ -39,7 +39,15 @@ export interface QpSettings {
 }
 
 /** Default settings. */
-export const QP_DEFAULTS: QpSettings = { rho: 0.1, sigma: 1e-6, alpha: 1.6, maxIter: 400, epsAbs: 1e-5, epsRel: 1e-5, adaptEvery: 25 };
+export const QP_DEFAULTS: QpSettings = {
+  rho: 0.1,
+  sigma: 1e-6,
+  alpha: 1.6,
+  maxIter: 400,
+  epsAbs: 1e-5,
+  epsRel: 1e-5,
+  adaptEvery: 25,
+};
 
 /** A solution: primal x, row values z = Ax (projected), duals y (unscaled), iterations and status. */
 export interface QpSolution {
@@ -94,7 +102,11 @@ export function proxRow(v: number, l: number, u: number, w1: number, w2: number,
 }
 
 /** Solves `prob` by ADMM, warm-started from `warm` (x and unscaled y) when given. */
-export function solveQp(prob: QpProblem, settings: Partial<QpSettings> = {}, warm?: { x?: Float64Array; y?: Float64Array }): QpSolution {
+export function solveQp(
+  prob: QpProblem,
+  settings: Partial<QpSettings> = {},
+  warm?: { x?: Float64Array; y?: Float64Array },
+): QpSolution {
   const s = { ...QP_DEFAULTS, ...settings };
   const { n, m } = prob;
   // Scaling: x = D x̂ with D_i = 1/sqrt(P_ii) (Jacobi), then each row of A·D normalised to unit length (E).
@@ -250,7 +262,9 @@ export function solveQp(prob: QpProblem, settings: Partial<QpSettings> = {}, war
       break;
     }
     if (it % s.adaptEvery === 0) {
-      const ratio = Math.sqrt((primRes / Math.max(normAx, normZ, 1e-12)) / (dualRes / Math.max(normPx, normAty, normQ, 1e-12) + 1e-30));
+      const ratio = Math.sqrt(
+        primRes / Math.max(normAx, normZ, 1e-12) / (dualRes / Math.max(normPx, normAty, normQ, 1e-12) + 1e-30),
+      );
       if (ratio > 5 || ratio < 0.2) {
         rho = Math.min(1e6, Math.max(1e-6, rho * ratio));
         if (!factor()) {

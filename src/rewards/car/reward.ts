@@ -36,12 +36,24 @@ export interface CarGold {
 /** Options shared by the car rewards. */
 export const carRewardOptions = z
   .object({
-    preset: z.enum(["default", "robotxR1"]).default("default").describe("robotxR1 restores the reference's quirks (G7)"),
-    outOfRange: z.enum(["reject", "clamp"]).default("reject").describe("out-of-range values: reject the dict, or clamp"),
-    crashReward: z.number().default(-4).describe("driving term for a crash, stall, or unparseable/rejected dict (D-R1)"),
+    preset: z
+      .enum(["default", "robotxR1"])
+      .default("default")
+      .describe("robotxR1 restores the reference's quirks (G7)"),
+    outOfRange: z
+      .enum(["reject", "clamp"])
+      .default("reject")
+      .describe("out-of-range values: reject the dict, or clamp"),
+    crashReward: z
+      .number()
+      .default(-4)
+      .describe("driving term for a crash, stall, or unparseable/rejected dict (D-R1)"),
     crashRmse: z.number().positive().optional().describe("if set, a crash counts as this RMSE instead (reference: 69)"),
     clip: z.tuple([z.number(), z.number()]).default([-4, 4]).describe("clip range of the relative improvement (D-R2)"),
-    worker: z.boolean().default(true).describe("simulate in the shared reward worker pool (off the training loop's thread)"),
+    worker: z
+      .boolean()
+      .default(true)
+      .describe("simulate in the shared reward worker pool (off the training loop's thread)"),
   })
   .strict();
 
@@ -61,7 +73,9 @@ type Prepared = { done: RewardResult } | { args: EvalJobArgs; given: number | nu
 function prepare(completion: string, gold: CarGold, o: CarRewardOptions): Prepared {
   const c = parseCase(gold?.case);
   if (!c || !TRACK_NAMES.includes(gold.track)) {
-    return { done: { score: null, terms: {}, info: { reason: `unreadable gold case/track: ${JSON.stringify(gold)}` } } };
+    return {
+      done: { score: null, terms: {}, info: { reason: `unreadable gold case/track: ${JSON.stringify(gold)}` } },
+    };
   }
   const given = gold.baselineRmse !== undefined && gold.simVersion === SIM_VERSION ? gold.baselineRmse : null;
   const base = { caseText: caseKey(c), track: gold.track, withBaseline: given === null };
@@ -78,13 +92,15 @@ function prepare(completion: string, gold: CarGold, o: CarRewardOptions): Prepar
 
 function failure(reason: string, b: number, o: CarRewardOptions, extra: Record<string, unknown> = {}): RewardResult {
   const crashRmse = o.crashRmse ?? (o.preset === "robotxR1" ? 69 : undefined);
-  const driving = crashRmse !== undefined ? Math.min(o.clip[1], Math.max(o.clip[0], (b - crashRmse) / b)) : o.crashReward;
+  const driving =
+    crashRmse !== undefined ? Math.min(o.clip[1], Math.max(o.clip[0], (b - crashRmse) / b)) : o.crashReward;
   return { score: driving, terms: { driving }, info: { reason, baseline: b, ...extra } };
 }
 
 function finish(prep: Exclude<Prepared, { done: RewardResult }>, r: EvalJobResult, o: CarRewardOptions): RewardResult {
   const b = prep.given ?? r.baseline;
-  if (b === null || !(b > 0) || !Number.isFinite(b)) return { score: null, terms: {}, info: { reason: "baseline run failed", baseline: b } };
+  if (b === null || !(b > 0) || !Number.isFinite(b))
+    return { score: null, terms: {}, info: { reason: "baseline run failed", baseline: b } };
   if (prep.args.failure !== undefined) return failure(prep.args.failure, b, o);
   const info = { params: prep.args.params, clamped: prep.clamped, meanProgressSpeed: r.meanProgressSpeed };
   if (r.crashed) return failure(`crash (${r.crashReason}) at t=${r.crashTime?.toFixed(2)} s`, b, o, info);
@@ -109,7 +125,12 @@ export async function drivingTermAsync(completion: string, gold: CarGold, o: Car
   const key = JSON.stringify(prep.args);
   let job = pending.get(key);
   if (!job) {
-    job = sharedPool().run<EvalJobResult>({ module: moduleUrl("../car/evaluate-job"), fn: "evaluateJob", args: prep.args, wallMs: 120_000 });
+    job = sharedPool().run<EvalJobResult>({
+      module: moduleUrl("../car/evaluate-job"),
+      fn: "evaluateJob",
+      args: prep.args,
+      wallMs: 120_000,
+    });
     if (pending.size >= 256) pending.delete(pending.keys().next().value!);
     pending.set(key, job);
   }
@@ -169,10 +190,14 @@ export const carDrivingReward: RewardSpec<CarRewardOptions, CarGold> = (() => {
 
 /** The format term. */
 export const carFormatReward: RewardSpec<CarRewardOptions, CarGold> = {
-  ...spec("mpc-car-format", "MPC car: mean over <reasoning> and <answer> of exactly one open and one close tag", (input) => {
-    const v = (tagScore(input.completion, "reasoning") + tagScore(input.completion, "answer")) / 2;
-    return { score: v, terms: { format: v } };
-  }),
+  ...spec(
+    "mpc-car-format",
+    "MPC car: mean over <reasoning> and <answer> of exactly one open and one close tag",
+    (input) => {
+      const v = (tagScore(input.completion, "reasoning") + tagScore(input.completion, "answer")) / 2;
+      return { score: v, terms: { format: v } };
+    },
+  ),
   maxScore: 1,
 };
 

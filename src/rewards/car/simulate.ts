@@ -69,9 +69,14 @@ export function runLap(track: Track, params: MpcParams, cfg: Partial<SimConfig> 
   const settleSteps = Math.round(c.settleTime / c.dt);
   const totalSteps = settleSteps + c.samples * recordEvery;
   const traj: Trajectory = {
-    t: new Float64Array(c.samples), s: new Float64Array(c.samples), n: new Float64Array(c.samples),
-    alpha: new Float64Array(c.samples), v: new Float64Array(c.samples), vs: new Float64Array(c.samples),
-    ax: new Float64Array(c.samples), ay: new Float64Array(c.samples),
+    t: new Float64Array(c.samples),
+    s: new Float64Array(c.samples),
+    n: new Float64Array(c.samples),
+    alpha: new Float64Array(c.samples),
+    v: new Float64Array(c.samples),
+    vs: new Float64Array(c.samples),
+    ax: new Float64Array(c.samples),
+    ay: new Float64Array(c.samples),
   };
   let x: CarState = { ...INITIAL_STATE };
   let input = { accel: 0, steer: 0 };
@@ -117,12 +122,24 @@ export function runLap(track: Track, params: MpcParams, cfg: Partial<SimConfig> 
   }
   const trim = (a: Float64Array) => a.subarray(0, recorded);
   const trajectory: Trajectory = {
-    t: trim(traj.t), s: trim(traj.s), n: trim(traj.n), alpha: trim(traj.alpha), v: trim(traj.v), vs: trim(traj.vs),
-    ax: trim(traj.ax), ay: trim(traj.ay),
+    t: trim(traj.t),
+    s: trim(traj.s),
+    n: trim(traj.n),
+    alpha: trim(traj.alpha),
+    v: trim(traj.v),
+    vs: trim(traj.vs),
+    ax: trim(traj.ax),
+    ay: trim(traj.ay),
   };
   return {
-    crashed: crashReason !== null, crashReason, crashTime, trajectory, progress: recorded > 0 ? x.s - sStart : 0,
+    crashed: crashReason !== null,
+    crashReason,
+    crashTime,
+    trajectory,
+    progress: recorded > 0 ? x.s - sStart : 0,
     totalProgress: x.s - INITIAL_STATE.s,
-    qpMaxIter, qpIterations, controlSteps,
+    qpMaxIter,
+    qpIterations,
+    controlSteps,
   };
 }

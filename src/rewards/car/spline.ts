@@ -54,8 +54,8 @@ export class PeriodicSpline {
     const yj = this.y[j]!;
     const mi = this.m[i]!;
     const mj = this.m[j]!;
-    const value = b * yi + a * yj + ((b * b * b - b) * mi + (a * a * a - a) * mj) * (h * h) / 6;
-    const d1 = (yj - yi) / h + ((-(3 * b * b - 1)) * mi + (3 * a * a - 1) * mj) * h / 6;
+    const value = b * yi + a * yj + (((b * b * b - b) * mi + (a * a * a - a) * mj) * (h * h)) / 6;
+    const d1 = (yj - yi) / h + ((-(3 * b * b - 1) * mi + (3 * a * a - 1) * mj) * h) / 6;
     const d2 = b * mi + a * mj;
     return [value, d1, d2];
   }

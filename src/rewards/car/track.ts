@@ -64,17 +64,36 @@ const DEFS: Record<TrackName, { halfWidth: number; pieces: Piece[]; start: [numb
     halfWidth: 1.1,
     start: [3, 0],
     pieces: [
-      { straight: 1 }, { arc: 2, turn: Math.PI / 2 }, { straight: 4 }, { arc: 2, turn: -Math.PI / 2 },
-      { straight: 2 }, { arc: 2, turn: Math.PI / 2 }, { straight: 1 }, { arc: 2, turn: Math.PI / 2 },
-      { straight: 2 }, { arc: 2, turn: -Math.PI / 2 }, { arc: 2, turn: -Math.PI / 2 }, { straight: 6 },
-      { arc: 2, turn: Math.PI / 2 }, { straight: 1 }, { arc: 2, turn: Math.PI / 2 }, { straight: 12 },
-      { arc: 2, turn: Math.PI / 2 }, { straight: 18 }, { arc: 2, turn: Math.PI / 2 }, { straight: 1 },
+      { straight: 1 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 4 },
+      { arc: 2, turn: -Math.PI / 2 },
+      { straight: 2 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 1 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 2 },
+      { arc: 2, turn: -Math.PI / 2 },
+      { arc: 2, turn: -Math.PI / 2 },
+      { straight: 6 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 1 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 12 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 18 },
+      { arc: 2, turn: Math.PI / 2 },
+      { straight: 1 },
     ],
   },
 };
 
 /** Samples a turtle path (straights and arcs) every `step` metres; returns points, headings and total length. */
-function turtle(pieces: Piece[], start: [number, number], step: number): { x: number[]; y: number[]; psi: number[]; length: number } {
+function turtle(
+  pieces: Piece[],
+  start: [number, number],
+  step: number,
+): { x: number[]; y: number[]; psi: number[]; length: number } {
   const total = pieces.reduce((acc, p) => acc + ("straight" in p ? p.straight : p.arc * Math.abs(p.turn)), 0);
   const count = Math.round(total / step);
   const h = total / count;
@@ -158,7 +177,8 @@ function racingOffsets(x: number[], y: number[], nx: number[], ny: number[], bou
 function speedProfile(kappa: Float64Array, ds: number): Float64Array {
   const K = kappa.length;
   const v = new Float64Array(K);
-  for (let i = 0; i < K; i++) v[i] = Math.min(PROFILE.vCap, Math.sqrt(PROFILE.aLat / Math.max(Math.abs(kappa[i]!), 1e-6)));
+  for (let i = 0; i < K; i++)
+    v[i] = Math.min(PROFILE.vCap, Math.sqrt(PROFILE.aLat / Math.max(Math.abs(kappa[i]!), 1e-6)));
   for (let pass = 0; pass < 2; pass++) {
     for (let k = 1; k <= K; k++) {
       const i = k % K;
@@ -183,8 +203,14 @@ function buildTrack(name: TrackName): Track {
   const e = racingOffsets(coarse.x, coarse.y, nx, ny, w - LINE_MARGIN);
   const M = coarse.x.length;
   const h = coarse.length / M;
-  const sx = new PeriodicSpline(coarse.x.map((v, i) => v + e[i]! * nx[i]!), h);
-  const sy = new PeriodicSpline(coarse.y.map((v, i) => v + e[i]! * ny[i]!), h);
+  const sx = new PeriodicSpline(
+    coarse.x.map((v, i) => v + e[i]! * nx[i]!),
+    h,
+  );
+  const sy = new PeriodicSpline(
+    coarse.y.map((v, i) => v + e[i]! * ny[i]!),
+    h,
+  );
   const se = new PeriodicSpline(e, h);
   // Fine walk along the spline parameter, accumulating arc length.
   const sub = 40;
@@ -202,8 +228,12 @@ function buildTrack(name: TrackName): Track {
   const count = Math.round(length / FINE);
   const ds = length / count;
   const tab = {
-    x: new Float64Array(count), y: new Float64Array(count), psi: new Float64Array(count), kappa: new Float64Array(count),
-    dLeft: new Float64Array(count), dRight: new Float64Array(count),
+    x: new Float64Array(count),
+    y: new Float64Array(count),
+    psi: new Float64Array(count),
+    kappa: new Float64Array(count),
+    dLeft: new Float64Array(count),
+    dRight: new Float64Array(count),
   };
   let j = 0;
   let psiPrev = 0;
@@ -229,8 +259,16 @@ function buildTrack(name: TrackName): Track {
     y: Float64Array.from(fine.y, (v, i) => v + sign * w * Math.cos(fine.psi[i]!)),
   });
   return {
-    name, length, ds, count, ...tab, vTarget: speedProfile(tab.kappa, ds), halfWidth: w,
-    centre: { x: Float64Array.from(fine.x), y: Float64Array.from(fine.y) }, leftWall: wall(1), rightWall: wall(-1),
+    name,
+    length,
+    ds,
+    count,
+    ...tab,
+    vTarget: speedProfile(tab.kappa, ds),
+    halfWidth: w,
+    centre: { x: Float64Array.from(fine.x), y: Float64Array.from(fine.y) },
+    leftWall: wall(1),
+    rightWall: wall(-1),
   };
 }
 
@@ -238,7 +276,8 @@ const cache = new Map<TrackName, Track>();
 
 /** The built-in track `name` (built once per process, deterministically). */
 export function getTrack(name: TrackName): Track {
-  if (!TRACK_NAMES.includes(name)) throw new RangeError(`unknown track "${String(name)}"; known: ${TRACK_NAMES.join(", ")}`);
+  if (!TRACK_NAMES.includes(name))
+    throw new RangeError(`unknown track "${String(name)}"; known: ${TRACK_NAMES.join(", ")}`);
   let t = cache.get(name);
   if (!t) {
     t = buildTrack(name);

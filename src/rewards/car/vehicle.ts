@@ -69,7 +69,13 @@ function deriv(track: Track, x: CarState, accel: number, steer: number): CarStat
 }
 
 function axpy(x: CarState, k: CarState, h: number): CarState {
-  return { s: x.s + h * k.s, n: x.n + h * k.n, alpha: x.alpha + h * k.alpha, v: x.v + h * k.v, delta: x.delta + h * k.delta };
+  return {
+    s: x.s + h * k.s,
+    n: x.n + h * k.n,
+    alpha: x.alpha + h * k.alpha,
+    v: x.v + h * k.v,
+    delta: x.delta + h * k.delta,
+  };
 }
 
 /** One RK4 step of the plant over dt with the input held (clamped to the actuator limits). */
@@ -86,7 +92,10 @@ export function stepPlant(track: Track, x: CarState, u: CarInput, dt: number): C
     n: x.n + h * (k1.n + 2 * k2.n + 2 * k3.n + k4.n),
     alpha: x.alpha + h * (k1.alpha + 2 * k2.alpha + 2 * k3.alpha + k4.alpha),
     v: x.v + h * (k1.v + 2 * k2.v + 2 * k3.v + k4.v),
-    delta: Math.min(CAR.maxSteer, Math.max(-CAR.maxSteer, x.delta + h * (k1.delta + 2 * k2.delta + 2 * k3.delta + k4.delta))),
+    delta: Math.min(
+      CAR.maxSteer,
+      Math.max(-CAR.maxSteer, x.delta + h * (k1.delta + 2 * k2.delta + 2 * k3.delta + k4.delta)),
+    ),
   };
 }
 

@@ -241,7 +241,10 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
   const pass = (name: string, detail?: string) => ev.checks.push({ name, ok: true, ...(detail ? { detail } : {}) });
   // 1. The baseline and the control are checked once, so that a broken baseline is an infrastructure error.
   const first = randomInput(rngFor("baseline-check"), shape, "normal", o.canary, "the baseline check");
-  for (const [who, kernel] of [["baseline", k.baseline], ["control", k.control]] as const) {
+  for (const [who, kernel] of [
+    ["baseline", k.baseline],
+    ["control", k.control],
+  ] as const) {
     kernel.place(first);
     const t = kernel.timedCall(2000);
     try {
@@ -275,7 +278,11 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
 
   // 5. JIT warm-up (same input, back to back; outputs unused), then timed warm-up and measurement.
   const jit = randomInput(rngFor("jit"), shape, "normal", o.canary, "the JIT warm-up");
-  for (const [who, kernel] of [["baseline", k.baseline], ["control", k.control], ["candidate", cand]] as const) {
+  for (const [who, kernel] of [
+    ["baseline", k.baseline],
+    ["control", k.control],
+    ["candidate", cand],
+  ] as const) {
     kernel.place(jit);
     for (let i = 0; i < p.warmupCalls; i++) {
       const t = kernel.timedCall(2000);

@@ -21,7 +21,8 @@ export interface KernelJobArgs {
 /** Evaluates one kernel on the V8 backend. */
 export async function evaluateKernelJob(args: KernelJobArgs): Promise<KernelEvaluation> {
   const baseline = BASELINES[args.baseline];
-  if (!baseline) throw new Error(`unknown baseline kernel "${args.baseline}"; known: ${Object.keys(BASELINES).join(", ")}`);
+  if (!baseline)
+    throw new Error(`unknown baseline kernel "${args.baseline}"; known: ${Object.keys(BASELINES).join(", ")}`);
   if (args.language !== "wat") return evaluateKernel(v8Backend, args.source, baseline, args.shape, args.harness);
   let glue: string;
   try {

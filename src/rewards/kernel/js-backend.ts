@@ -111,7 +111,12 @@ class IsolateKernel implements LoadedKernel {
 export const v8Backend: KernelBackend = {
   name: "v8-isolate",
   describe() {
-    return { backend: "v8-isolate", cpu: cpus()[0]?.model ?? "unknown", node: process.version, v8: process.versions.v8 };
+    return {
+      backend: "v8-isolate",
+      cpu: cpus()[0]?.model ?? "unknown",
+      node: process.version,
+      v8: process.versions.v8,
+    };
   },
   load(source, opts) {
     const isolate = new ivm.Isolate({ memoryLimit: opts.memoryMb });

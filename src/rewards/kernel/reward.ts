@@ -41,7 +41,10 @@ export interface KernelGold {
 /** Options of the kernel rewards. */
 export const kernelOptions = z
   .object({
-    profile: z.enum(["test", "train", "paper"]).default("train").describe("timing profile: paper = 10 s warm-up + 30 s"),
+    profile: z
+      .enum(["test", "train", "paper"])
+      .default("train")
+      .describe("timing profile: paper = 10 s warm-up + 30 s"),
     aggregate: z.enum(["meanOfRatios", "ratioOfMeans", "medianOfRatios"]).default("meanOfRatios"),
     capSpeedup: z.number().min(1).default(10),
     gateFailScore: z.number().default(-1).describe("score when any gate fails"),
@@ -56,7 +59,10 @@ export const kernelOptions = z
       .default(true)
       .describe("probe zero/identity/sparse operands, other shapes, shared buffers"),
     allowWasm: z.boolean().default(false).describe("grant WebAssembly to a JS kernel (wasm-kernel tasks)"),
-    language: z.enum(["js", "wat"]).default("js").describe("kernel language: a ```js function, or a ```wat module (wasm-kernel tasks)"),
+    language: z
+      .enum(["js", "wat"])
+      .default("js")
+      .describe("kernel language: a ```js function, or a ```wat module (wasm-kernel tasks)"),
     seed: z
       .number()
       .int()
@@ -73,7 +79,10 @@ export type KernelOptions = z.infer<typeof kernelOptions>;
 export function extractKernel(completion: string, language: "js" | "wat" = "js"): string | null {
   const cut = completion.lastIndexOf("</think>");
   const region = cut >= 0 ? completion.slice(cut + "</think>".length) : completion;
-  const fence = language === "wat" ? /```[ \t]*(?:wat|wasm)[ \t]*\r?\n([\s\S]*?)```/g : /```[ \t]*(?:js|javascript)[ \t]*\r?\n([\s\S]*?)```/g;
+  const fence =
+    language === "wat"
+      ? /```[ \t]*(?:wat|wasm)[ \t]*\r?\n([\s\S]*?)```/g
+      : /```[ \t]*(?:js|javascript)[ \t]*\r?\n([\s\S]*?)```/g;
   const blocks = [...region.matchAll(fence)];
   return blocks.length ? (blocks.at(-1)![1] ?? null) : null;
 }
@@ -81,13 +90,18 @@ export function extractKernel(completion: string, language: "js" | "wat" = "js")
 const memoEvaluate = memoizeReward(64, evaluate);
 
 /** Scores one completion (memoised per completion, gold and options). */
-export function scoreKernel(completion: string, gold: KernelGold, options: Partial<KernelOptions> = {}): Promise<RewardResult> {
+export function scoreKernel(
+  completion: string,
+  gold: KernelGold,
+  options: Partial<KernelOptions> = {},
+): Promise<RewardResult> {
   const o = kernelOptions.parse(options);
   return memoEvaluate(completion, gold, o);
 }
 
 function validGold(g: KernelGold): string | null {
-  for (const d of ["m", "n", "k"] as const) if (!Number.isInteger(g[d]) || g[d] < 1 || g[d] > 4096) return `gold.${d} must be an integer in [1, 4096]`;
+  for (const d of ["m", "n", "k"] as const)
+    if (!Number.isInteger(g[d]) || g[d] < 1 || g[d] > 4096) return `gold.${d} must be an integer in [1, 4096]`;
   if (g.dtype !== "float32") return `gold.dtype must be "float32", got ${String(g.dtype)}`;
   if (!BASELINES[g.baseline]) return `unknown baseline "${g.baseline}"`;
   return null;
@@ -103,7 +117,8 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
     info: { reason, ...extra },
   });
   if (source === null) return fail(`no fenced \`\`\`${o.language} block with the kernel`);
-  if (source.length > o.maxSourceChars) return fail(`kernel source is ${source.length} chars > cap ${o.maxSourceChars}`);
+  if (source.length > o.maxSourceChars)
+    return fail(`kernel source is ${source.length} chars > cap ${o.maxSourceChars}`);
   const profile = PROFILES[o.profile];
   const seed = o.seed ?? randomInt(0, 2 ** 47); // fresh per evaluation: the kernel cannot predict its inputs
   const args: KernelJobArgs = {
@@ -137,11 +152,15 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
     return { score: null, terms: {}, info: { reason: `infrastructure: ${out.error}` } };
   }
   const ev = out.value;
-  if (ev.infraError) return { score: null, terms: {}, info: { reason: `infrastructure: ${ev.infraError}`, checks: ev.checks } };
+  if (ev.infraError)
+    return { score: null, terms: {}, info: { reason: `infrastructure: ${ev.infraError}`, checks: ev.checks } };
   const lengthPenalty = source.length / o.lengthUnitChars;
   if (!ev.correct || ev.speedup === null) {
     const failed = ev.checks.find((c) => !c.ok);
-    return { ...fail(failed ? `${failed.name}: ${failed.detail ?? ""}` : "a gate failed", { checks: ev.checks }), terms: { correct: 0, speedup: 0, lengthPenalty } };
+    return {
+      ...fail(failed ? `${failed.name}: ${failed.detail ?? ""}` : "a gate failed", { checks: ev.checks }),
+      terms: { correct: 0, speedup: 0, lengthPenalty },
+    };
   }
   const S = ev.speedup;
   const { verdict, paid } = speedScore(ev, o.capSpeedup);
@@ -163,7 +182,9 @@ async function evaluate(completion: string, gold: KernelGold, o: KernelOptions):
       overheadMs: ev.overheadMs,
       suspicious: ev.suspicious,
       machine: ev.machine,
-      ...(ev.baselineMedianMs !== null && ev.baselineMedianMs < 1 ? { warning: "baseline call under 1 ms: pick a larger shape (§10.2 #5)" } : {}),
+      ...(ev.baselineMedianMs !== null && ev.baselineMedianMs < 1
+        ? { warning: "baseline call under 1 ms: pick a larger shape (§10.2 #5)" }
+        : {}),
     },
   };
 }
@@ -193,7 +214,8 @@ export function naiveKernelCompletion(language: "js" | "wat" = "js"): string {
 /** `kernel-speed`: the speed score (−1 on any failed gate). */
 export const kernelSpeedReward: RewardSpec<KernelOptions, KernelGold> = {
   name: "kernel-speed",
-  description: "CUDA-L2 style: time a JS matmul kernel against the naive baseline in separate isolates; clip(S-1) or -1 on any gate",
+  description:
+    "CUDA-L2 style: time a JS matmul kernel against the naive baseline in separate isolates; clip(S-1) or -1 on any gate",
   options: kernelOptions,
   score: ({ completion, gold }, o) => scoreKernel(completion, gold, o),
   exampleGold: EXAMPLE_GOLD,
@@ -206,7 +228,11 @@ export const kernelCorrectReward: RewardSpec<KernelOptions, KernelGold> = {
   options: kernelOptions,
   async score({ completion, gold }, o) {
     const r = await scoreKernel(completion, gold, o);
-    return { score: r.score === null ? null : (r.terms.correct ?? 0), terms: r.terms, ...(r.info ? { info: r.info } : {}) };
+    return {
+      score: r.score === null ? null : (r.terms.correct ?? 0),
+      terms: r.terms,
+      ...(r.info ? { info: r.info } : {}),
+    };
   },
   // No `goldCompletion` here: the registry-wide gold test runs default options, and a default ("train") timing
   // profile takes ~8 s. test/kernel/ checks that the naive kernel passes every gate.

@@ -87,9 +87,33 @@ export interface TimingProfile {
 
 /** Named profiles: `paper` is the paper's 10 s + 30 s; `train` is the spec's 2 s + 5 s; `test` is for unit tests. */
 export const PROFILES: Record<"paper" | "train" | "test", TimingProfile> = {
-  paper: { warmupCalls: 200, warmupMs: 10_000, measureMs: 30_000, minIters: 100, maxIters: 1_000_000, exactIters: 100, toleranceIters: 20 },
-  train: { warmupCalls: 100, warmupMs: 2_000, measureMs: 5_000, minIters: 30, maxIters: 100_000, exactIters: 20, toleranceIters: 10 },
-  test: { warmupCalls: 40, warmupMs: 40, measureMs: 150, minIters: 30, maxIters: 400, exactIters: 3, toleranceIters: 3 },
+  paper: {
+    warmupCalls: 200,
+    warmupMs: 10_000,
+    measureMs: 30_000,
+    minIters: 100,
+    maxIters: 1_000_000,
+    exactIters: 100,
+    toleranceIters: 20,
+  },
+  train: {
+    warmupCalls: 100,
+    warmupMs: 2_000,
+    measureMs: 5_000,
+    minIters: 30,
+    maxIters: 100_000,
+    exactIters: 20,
+    toleranceIters: 10,
+  },
+  test: {
+    warmupCalls: 40,
+    warmupMs: 40,
+    measureMs: 150,
+    minIters: 30,
+    maxIters: 400,
+    exactIters: 3,
+    toleranceIters: 3,
+  },
 };
 
 /** One anti-cheat or correctness check and its outcome. */

@@ -31,14 +31,23 @@ let wabt: Promise<Wabt> | null = null;
 export async function compileWat(text: string): Promise<Uint8Array> {
   wabt ??= wabtLoader();
   const w = await wabt;
-  const mod = w.parseWat("kernel.wat", text, { simd: true, bulk_memory: true, sign_extension: true, sat_float_to_int: true, multi_value: true });
+  const mod = w.parseWat("kernel.wat", text, {
+    simd: true,
+    bulk_memory: true,
+    sign_extension: true,
+    sat_float_to_int: true,
+    multi_value: true,
+  });
   try {
     mod.resolveNames();
     mod.validate();
     const bytes = mod.toBinary({}).buffer;
     const compiled = new WA.Module(bytes);
     const imports = WA.Module.imports(compiled);
-    if (imports.length) throw new Error(`the module must not import anything; it imports ${imports.map((i) => `${i.module}.${i.name}`).join(", ")}`);
+    if (imports.length)
+      throw new Error(
+        `the module must not import anything; it imports ${imports.map((i) => `${i.module}.${i.name}`).join(", ")}`,
+      );
     const exports = WA.Module.exports(compiled).map((e) => `${e.name}:${e.kind}`);
     for (const need of ["memory:memory", "matmul:function"]) {
       if (!exports.includes(need)) throw new Error(`the module must export ${need.replace(":", " (")})`);

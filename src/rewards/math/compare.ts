@@ -11,7 +11,13 @@
 import { MathParseFail, type MathNode, req, rroundScaled, rtoNumber, show } from "./ast.js";
 import { NODE_COST, Work, WorkLimitExceeded } from "./budget.js";
 import {
-  APPROX_TOLERANCE, evalExact, evalFloat, freeSymbols, hasDecimal, isApproximate, needsCalculus,
+  APPROX_TOLERANCE,
+  evalExact,
+  evalFloat,
+  freeSymbols,
+  hasDecimal,
+  isApproximate,
+  needsCalculus,
 } from "./evaluate.js";
 import type { ParsedAnswer } from "./normalize.js";
 import { close, isConstantValued, probeEnvs, probeEqual } from "./probe.js";
@@ -69,7 +75,8 @@ function canon(node: MathNode): string {
 /** `x = v` or `x \in S`: a named value, reduced to v (or S) when the other side is not a relation. */
 const isAssignment = (n: MathNode): n is Extract<MathNode, { k: "rel" }> =>
   n.k === "rel" && n.ops.length === 1 && (n.ops[0] === "=" || n.ops[0] === "in") && n.items[0]!.k === "sym";
-const isEquationChain = (n: MathNode): n is Extract<MathNode, { k: "rel" }> => n.k === "rel" && n.ops.every((o) => o === "=" || o === "in");
+const isEquationChain = (n: MathNode): n is Extract<MathNode, { k: "rel" }> =>
+  n.k === "rel" && n.ops.every((o) => o === "=" || o === "in");
 const isInfinite = (n: MathNode): boolean => (n.k === "sym" && n.name === "inf") || (n.k === "neg" && isInfinite(n.a));
 
 /** Expands ± and "or"-lists of one variable into sets, which is how they compare (spec §1.2 "multiple solutions"). */
@@ -77,9 +84,21 @@ function expand(node: MathNode): MathNode {
   if (node.k === "pm") {
     const b = node.b;
     if (!node.a) return { k: "set", items: [b, { k: "neg", a: b }] };
-    return { k: "set", items: [{ k: "add", args: [node.a, b] }, { k: "add", args: [node.a, { k: "neg", a: b }] }] };
+    return {
+      k: "set",
+      items: [
+        { k: "add", args: [node.a, b] },
+        { k: "add", args: [node.a, { k: "neg", a: b }] },
+      ],
+    };
   }
-  if (node.k === "rel" && node.ops.length === 1 && node.ops[0] === "=" && node.items[1]!.k === "pm" && node.items[0]!.k === "sym") {
+  if (
+    node.k === "rel" &&
+    node.ops.length === 1 &&
+    node.ops[0] === "=" &&
+    node.items[1]!.k === "pm" &&
+    node.items[0]!.k === "sym"
+  ) {
     return expand(node.items[1]!);
   }
   if (node.k === "list" && node.items.every(isAssignment)) {
@@ -106,15 +125,18 @@ function asInterval(n: MathNode): Interval | null {
   if (vars.length !== 1 || items.some((it) => it !== vars[0] && freeSymbols(it).size > 0)) return null;
   const v = (vars[0] as { name: string }).name;
   if (items.length === 2) {
-    if (items[0] === vars[0]) return { lo: { k: "neg", a: inf }, hi: items[1]!, loOpen: true, hiOpen: ops[0] === "<", v };
+    if (items[0] === vars[0])
+      return { lo: { k: "neg", a: inf }, hi: items[1]!, loOpen: true, hiOpen: ops[0] === "<", v };
     return { lo: items[0]!, hi: inf, loOpen: ops[0] === "<", hiOpen: true, v };
   }
-  if (items.length === 3 && items[1] === vars[0]) return { lo: items[0]!, hi: items[2]!, loOpen: ops[0] === "<", hiOpen: ops[1] === "<", v };
+  if (items.length === 3 && items[1] === vars[0])
+    return { lo: items[0]!, hi: items[2]!, loOpen: ops[0] === "<", hiOpen: ops[1] === "<", v };
   return null;
 }
 
 const unambiguousInterval = (n: MathNode): boolean =>
-  n.k === "union" || (n.k === "tuple" && n.items.length === 2 && (n.open !== "(" || n.close !== ")" || n.items.some(isInfinite)));
+  n.k === "union" ||
+  (n.k === "tuple" && n.items.length === 2 && (n.open !== "(" || n.close !== ")" || n.items.some(isInfinite)));
 
 /** Compares two answers, gold first, within one work budget (a fresh meter unless one is given). */
 export function compareAnswers(
@@ -144,7 +166,10 @@ function letterOf(n: MathNode): string | null {
 
 class Comparator {
   rule = "none";
-  constructor(private readonly opts: CompareOptions, private readonly w: Work) {}
+  constructor(
+    private readonly opts: CompareOptions,
+    private readonly w: Work,
+  ) {}
 
   private decide(rule: string, equal: boolean): boolean {
     this.rule = rule;
@@ -179,7 +204,9 @@ class Comparator {
     }
     if (p.k === "rel") {
       const pi = asInterval(p);
-      const allowed = this.opts.allowSetRelation === "always" || (this.opts.allowSetRelation === "unambiguous" && unambiguousInterval(g));
+      const allowed =
+        this.opts.allowSetRelation === "always" ||
+        (this.opts.allowSetRelation === "unambiguous" && unambiguousInterval(g));
       const gi = g.k === "tuple" ? asInterval(g) : null;
       if (pi && gi && allowed) return this.decide("interval-vs-relation", this.intervals(gi, pi));
       return this.decide("interval-vs-relation", false);
@@ -214,7 +241,8 @@ class Comparator {
     const gi = asInterval(g);
     const pi = asInterval(p);
     if (gi && pi) return this.decide("inequality", gi.v === pi.v && this.intervals(gi, pi));
-    if (g.ops.length === 1 && p.ops.length === 1 && g.ops[0] === "=" && p.ops[0] === "=") return this.proportional(g, p);
+    if (g.ops.length === 1 && p.ops.length === 1 && g.ops[0] === "=" && p.ops[0] === "=")
+      return this.proportional(g, p);
     // Same-shape chains, flipped if needed.
     let items = p.items;
     let ops = p.ops;
@@ -223,7 +251,10 @@ class Comparator {
       ops = [...ops].reverse().map((o) => FLIP[o] ?? o);
     }
     if (ops.length !== g.ops.length || ops.some((o, i) => o !== g.ops[i])) return this.decide("relation-shape", false);
-    return this.decide("relation", g.items.every((it, i) => this.scalar(it, items[i]!)));
+    return this.decide(
+      "relation",
+      g.items.every((it, i) => this.scalar(it, items[i]!)),
+    );
   }
 
   /** Equations `a = b` and `c = d` agree when a−b and c−d are nonzero constant multiples (probed). */
@@ -270,17 +301,25 @@ class Comparator {
         const pi = p.k === "tuple" ? asInterval(p) : null;
         return this.decide("interval", pi !== null && this.intervals(asInterval(g)!, pi));
       }
-      const pItems = p.k === "tuple" && p.open === g.open && p.close === g.close ? p.items : p.k === "list" ? p.items : null;
+      const pItems =
+        p.k === "tuple" && p.open === g.open && p.close === g.close ? p.items : p.k === "list" ? p.items : null;
       if (!pItems || pItems.length !== g.items.length) return this.decide("tuple", false);
-      return this.decide("tuple", g.items.every((it, i) => this.top(expand(it), expand(pItems[i]!))));
+      return this.decide(
+        "tuple",
+        g.items.every((it, i) => this.top(expand(it), expand(pItems[i]!))),
+      );
     }
     if (g.k === "union") {
       if (p.k !== "union") return this.decide("union", false);
       return this.decide("union", this.multiset(g.parts, p.parts));
     }
     if (g.k === "matrix") {
-      if (p.k !== "matrix" || p.rows.length !== g.rows.length || p.rows[0]!.length !== g.rows[0]!.length) return this.decide("matrix", false);
-      return this.decide("matrix", g.rows.every((r, i) => r.every((c, j) => this.scalar(c, p.rows[i]![j]!))));
+      if (p.k !== "matrix" || p.rows.length !== g.rows.length || p.rows[0]!.length !== g.rows[0]!.length)
+        return this.decide("matrix", false);
+      return this.decide(
+        "matrix",
+        g.rows.every((r, i) => r.every((c, j) => this.scalar(c, p.rows[i]![j]!))),
+      );
     }
     if (p.k === "set" || p.k === "list" || p.k === "tuple" || p.k === "union" || p.k === "matrix") {
       return this.decide("value-vs-set", false);
@@ -352,7 +391,8 @@ class Comparator {
     }
     const tol = isApproximate(g) || isApproximate(p) ? APPROX_TOLERANCE : 1e-12;
     if (!dec) return this.decide("numeric", close(gf, pf, tol));
-    if (gf !== 0 && Math.abs(gf) < 1e-4) return this.decide("significant-figures", Number(gf.toPrecision(6)) === Number(pf.toPrecision(6)));
+    if (gf !== 0 && Math.abs(gf) < 1e-4)
+      return this.decide("significant-figures", Number(gf.toPrecision(6)) === Number(pf.toPrecision(6)));
     const places = this.opts.floatRounding;
     if (ge && pe) return this.decide("rounding", rroundScaled(ge, places) === rroundScaled(pe, places));
     if (Math.abs(gf) < 1e9 && Math.abs(pf) < 1e9) {

@@ -8,7 +8,18 @@
  * BigInt operation spends units from one Work meter (budget.ts), which throws past its limit.
  */
 import {
-  bitLength, MAX_EXACT_BITS, type MathNode, type Rational, R1, radd, rdiv, rmul, rpow, rat, risInt, rtoNumber,
+  bitLength,
+  MAX_EXACT_BITS,
+  type MathNode,
+  type Rational,
+  R1,
+  radd,
+  rdiv,
+  rmul,
+  rpow,
+  rat,
+  risInt,
+  rtoNumber,
 } from "./ast.js";
 import { NODE_COST, Work } from "./budget.js";
 import { detExact, detFloat, integrate, limit } from "./numeric.js";
@@ -227,7 +238,7 @@ function exactFn(name: string, args: MathNode[], w: Work): Rational | null {
     case "floor":
     case "ceil": {
       let q = x.n / x.d;
-      if (x.n % x.d !== 0n && (x.n < 0n) === (name === "floor")) q += name === "floor" ? -1n : 1n;
+      if (x.n % x.d !== 0n && x.n < 0n === (name === "floor")) q += name === "floor" ? -1n : 1n;
       return rat(q);
     }
     case "fact": {
@@ -299,7 +310,8 @@ export function evalFloat(node: MathNode, env: Record<string, number>, w: Work =
       if (a < 0 && !Number.isInteger(b)) {
         // Odd roots of negatives are real: (-8)^(1/3) = -2.
         const inv = 1 / b;
-        if (Number.isInteger(Math.round(inv)) && Math.abs(inv - Math.round(inv)) < 1e-12 && Math.round(inv) % 2 !== 0) return -Math.pow(-a, b);
+        if (Number.isInteger(Math.round(inv)) && Math.abs(inv - Math.round(inv)) < 1e-12 && Math.round(inv) % 2 !== 0)
+          return -Math.pow(-a, b);
         return NaN;
       }
       return Math.pow(a, b);
@@ -307,9 +319,17 @@ export function evalFloat(node: MathNode, env: Record<string, number>, w: Work =
     case "fn":
       if (node.name === "det") {
         const m = node.args[0]!;
-        return m.k === "matrix" ? detFloat(m.rows.map((r) => r.map((c) => evalFloat(c, env, w))), w) : NaN;
+        return m.k === "matrix"
+          ? detFloat(
+              m.rows.map((r) => r.map((c) => evalFloat(c, env, w))),
+              w,
+            )
+          : NaN;
       }
-      return floatFn(node.name, node.args.map((a) => evalFloat(a, env, w)));
+      return floatFn(
+        node.name,
+        node.args.map((a) => evalFloat(a, env, w)),
+      );
     case "int":
       return integrate(bound(node.body, node.v, env, w), evalFloat(node.lo, env, w), evalFloat(node.hi, env, w), w);
     case "lim":
@@ -338,24 +358,48 @@ function floatFn(name: string, v: number[]): number {
       if (!Number.isInteger(n) || n < 2) return NaN;
       return x < 0 ? (n % 2 === 1 ? -Math.pow(-x, 1 / n) : NaN) : Math.pow(x, 1 / n);
     }
-    case "sin": return Math.sin(x);
-    case "cos": return Math.cos(x);
-    case "tan": return Math.tan(x);
-    case "sec": return 1 / Math.cos(x);
-    case "csc": return 1 / Math.sin(x);
-    case "cot": return 1 / Math.tan(x);
-    case "arcsin": return Math.asin(x);
-    case "arccos": return Math.acos(x);
-    case "arctan": return Math.atan(x);
-    case "sinh": return Math.sinh(x);
-    case "cosh": return Math.cosh(x);
-    case "tanh": return Math.tanh(x);
-    case "exp": return Math.exp(x);
-    case "ln": return x > 0 ? Math.log(x) : NaN;
-    case "log": return v.length > 1 ? (x > 0 && v[1]! > 0 && v[1] !== 1 ? Math.log(x) / Math.log(v[1]!) : NaN) : x > 0 ? Math.log(x) : NaN;
-    case "abs": return Math.abs(x);
-    case "floor": return Math.floor(x);
-    case "ceil": return Math.ceil(x);
+    case "sin":
+      return Math.sin(x);
+    case "cos":
+      return Math.cos(x);
+    case "tan":
+      return Math.tan(x);
+    case "sec":
+      return 1 / Math.cos(x);
+    case "csc":
+      return 1 / Math.sin(x);
+    case "cot":
+      return 1 / Math.tan(x);
+    case "arcsin":
+      return Math.asin(x);
+    case "arccos":
+      return Math.acos(x);
+    case "arctan":
+      return Math.atan(x);
+    case "sinh":
+      return Math.sinh(x);
+    case "cosh":
+      return Math.cosh(x);
+    case "tanh":
+      return Math.tanh(x);
+    case "exp":
+      return Math.exp(x);
+    case "ln":
+      return x > 0 ? Math.log(x) : NaN;
+    case "log":
+      return v.length > 1
+        ? x > 0 && v[1]! > 0 && v[1] !== 1
+          ? Math.log(x) / Math.log(v[1]!)
+          : NaN
+        : x > 0
+          ? Math.log(x)
+          : NaN;
+    case "abs":
+      return Math.abs(x);
+    case "floor":
+      return Math.floor(x);
+    case "ceil":
+      return Math.ceil(x);
     case "fact": {
       if (!Number.isInteger(x) || x < 0) return NaN;
       if (x > 170) return Infinity;

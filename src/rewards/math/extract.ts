@@ -64,7 +64,12 @@ export function boxedCandidates(s: string): Candidate[] {
 
 const PHRASES = ["final answer is", "the answer is", "answer:"];
 
-const ENV_PAIRS: [string, string, boolean][] = [["$$", "$$", true], ["\\[", "\\]", true], ["\\(", "\\)", false], ["$", "$", false]];
+const ENV_PAIRS: [string, string, boolean][] = [
+  ["$$", "$$", true],
+  ["\\[", "\\]", true],
+  ["\\(", "\\)", false],
+  ["$", "$", false],
+];
 
 /**
  * Finds maths environments starting at given offsets. The next-close position per delimiter is cached, so a scan
@@ -176,7 +181,8 @@ function bareCandidates(s: string): Candidate[] {
   // Only the rightmost numbers can win: scan the last 4,000 chars, starting after a non-digit.
   let from = Math.max(0, s.length - 4_000);
   while (from > 0 && from < s.length && /[\d.,\-]/.test(s[from]!)) from++;
-  for (const m of s.slice(from).matchAll(BARE_NUMBER)) out.push({ text: m[0], cls: 3, start: from + m.index, end: from + m.index + m[0].length });
+  for (const m of s.slice(from).matchAll(BARE_NUMBER))
+    out.push({ text: m[0], cls: 3, start: from + m.index, end: from + m.index + m[0].length });
   return out.slice(-2 * MAX_TRIES);
 }
 
@@ -191,7 +197,11 @@ export interface Extraction {
 export function extractAnswer(region: string, mode: ExtractMode, decimalComma = false): Extraction {
   const boxes = boxedCandidates(region);
   const lazy: (() => Candidate[])[] = [() => boxes, () => phraseCandidates(region)];
-  if (mode === "lenient") lazy.push(() => envCandidates(region), () => bareCandidates(region));
+  if (mode === "lenient")
+    lazy.push(
+      () => envCandidates(region),
+      () => bareCandidates(region),
+    );
   let first: Candidate | null = null;
   for (const make of lazy) {
     const cands = make();

@@ -1,5 +1,16 @@
 /** Maths final-answer checker: public entry points. */
-export { verifyMath, parseAnswer, checkMath, parseGold, mathOptions, mathAnswerReward, type MathOptions, type MathGold, type AnswerParse, type MathCheck } from "./reward.js";
+export {
+  verifyMath,
+  parseAnswer,
+  checkMath,
+  parseGold,
+  mathOptions,
+  mathAnswerReward,
+  type MathOptions,
+  type MathGold,
+  type AnswerParse,
+  type MathCheck,
+} from "./reward.js";
 export { parseAnswerString, normalizeAnswer, type ParsedAnswer } from "./normalize.js";
 export { compareAnswers, type CompareOptions, type CompareResult } from "./compare.js";
 export { extractAnswer, boxedCandidates, type Candidate, type ExtractMode } from "./extract.js";

@@ -10,12 +10,31 @@ import { MathParseFail, type MathNode } from "./ast.js";
 import { parseMath } from "./parse.js";
 
 const UNICODE: Record<string, string> = {
-  "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u22c5": "\\cdot ", "\u00f7": "\\div ",
-  "\u2264": "\\le ", "\u2265": "\\ge ", "\u2260": "\\ne ", "\u03c0": "\\pi ", "\u221e": "\\infty ", "\u222a": "\\cup ",
-  "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u00b0": "\\circ ", "\u2208": "\\in ", "\u2205": "\\emptyset ",
-  "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2061": "", "\u200b": "",
+  "\u2212": "-",
+  "\u2013": "-",
+  "\u00d7": "\\times ",
+  "\u00b7": "\\cdot ",
+  "\u22c5": "\\cdot ",
+  "\u00f7": "\\div ",
+  "\u2264": "\\le ",
+  "\u2265": "\\ge ",
+  "\u2260": "\\ne ",
+  "\u03c0": "\\pi ",
+  "\u221e": "\\infty ",
+  "\u222a": "\\cup ",
+  "\u00b1": "\\pm ",
+  "\u2213": "\\mp ",
+  "\u00b0": "\\circ ",
+  "\u2208": "\\in ",
+  "\u2205": "\\emptyset ",
+  "\u00a0": " ",
+  "\u2009": " ",
+  "\u202f": " ",
+  "\u2061": "",
+  "\u200b": "",
 };
-const UNICODE_RE = /[\u2212\u2013\u00d7\u00b7\u22c5\u00f7\u2264\u2265\u2260\u03c0\u221e\u222a\u00b1\u2213\u00b0\u2208\u2205\u00a0\u2009\u202f\u2061\u200b]/g;
+const UNICODE_RE =
+  /[\u2212\u2013\u00d7\u00b7\u22c5\u00f7\u2264\u2265\u2260\u03c0\u221e\u222a\u00b1\u2213\u00b0\u2208\u2205\u00a0\u2009\u202f\u2061\u200b]/g;
 
 /** Known units by canonical name; a unit on both sides must agree (D-M9). Single letters only inside \text{}. */
 const UNIT_WORDS: Record<string, string> = {};
@@ -68,12 +87,70 @@ units("people", "persons", "students", "apples", "books", "items");
 const SINGLE_LETTER_UNITS = new Set(["m", "s", "g", "h", "t", "l"]);
 /** Words that are never a unit: stripping them could turn a hedge or a negation into a bare number. */
 const NOT_UNITS = new Set([
-  "or", "and", "not", "no", "nor", "but", "except", "is", "are", "isnt", "never", "than", "plus", "minus", "times",
-  "none", "yes", "true", "false", "either", "neither", "wrong", "incorrect", "maybe", "approx", "about", "undefined",
+  "or",
+  "and",
+  "not",
+  "no",
+  "nor",
+  "but",
+  "except",
+  "is",
+  "are",
+  "isnt",
+  "never",
+  "than",
+  "plus",
+  "minus",
+  "times",
+  "none",
+  "yes",
+  "true",
+  "false",
+  "either",
+  "neither",
+  "wrong",
+  "incorrect",
+  "maybe",
+  "approx",
+  "about",
+  "undefined",
 ]);
 
-const TEXT_WRAP = /\\(?:text|textbf|textit|textrm|textnormal|mbox|mathrm|mathbf|mathit|mathsf|operatorname|boldsymbol|bm)\s*\{([^{}]*)\}/g;
-const KNOWN_WORDS = new Set(["sin", "cos", "tan", "sec", "csc", "cot", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sqrt", "exp", "log", "pi", "inf", "infty", "infinity", "frac", "dfrac", "tfrac", "cfrac", "binom", "dbinom", "left", "right", "cdot", "times", "div", "circ"]);
+const TEXT_WRAP =
+  /\\(?:text|textbf|textit|textrm|textnormal|mbox|mathrm|mathbf|mathit|mathsf|operatorname|boldsymbol|bm)\s*\{([^{}]*)\}/g;
+const KNOWN_WORDS = new Set([
+  "sin",
+  "cos",
+  "tan",
+  "sec",
+  "csc",
+  "cot",
+  "arcsin",
+  "arccos",
+  "arctan",
+  "sinh",
+  "cosh",
+  "tanh",
+  "sqrt",
+  "exp",
+  "log",
+  "pi",
+  "inf",
+  "infty",
+  "infinity",
+  "frac",
+  "dfrac",
+  "tfrac",
+  "cfrac",
+  "binom",
+  "dbinom",
+  "left",
+  "right",
+  "cdot",
+  "times",
+  "div",
+  "circ",
+]);
 const TEXT_WORDS = new Set(["yes", "no", "none", "true", "false", "odd", "even", "neither"]);
 
 /** An answer string after normalisation: the string to parse plus what was stripped. */
@@ -185,7 +262,13 @@ function isTextAnswer(s: string): boolean {
   const plain = s.replace(/\\(?:begin|end)\{[a-zA-Z*]*\}/g, " ").replace(/\\[a-zA-Z]+/g, " ");
   for (const m of plain.matchAll(/[a-zA-Z]{3,}/g)) if (!KNOWN_WORDS.has(m[0])) return true;
   const w = plain.replace(/[^a-zA-Z]/g, "").toLowerCase();
-  return TEXT_WORDS.has(w) && plain.trim().toLowerCase().replace(/[^a-z]/g, "") === w;
+  return (
+    TEXT_WORDS.has(w) &&
+    plain
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z]/g, "") === w
+  );
 }
 
 /** A fully parsed answer: the node plus the unit stripped from it. */

@@ -346,7 +346,8 @@ class Parser {
             if (!(nt?.t === "close" && nt.v === "mat")) rows.push([]);
           } else if (!(this.peek()?.t === "close")) throw new MathParseFail("bad matrix");
         }
-        if (rows.some((r) => r.length !== rows[0]!.length) || rows[0]!.length === 0) throw new MathParseFail("ragged matrix");
+        if (rows.some((r) => r.length !== rows[0]!.length) || rows[0]!.length === 0)
+          throw new MathParseFail("ragged matrix");
         return this.node({ k: "matrix", rows });
       }
       if (v === "\\{") return this.node({ k: "set", items: this.parseItems(["\\{"]).items });
@@ -386,7 +387,14 @@ class Parser {
       while (more()) arg = this.mul(arg, this.parsePower());
     }
     // \sin^{-1} x is arcsin x; \sin^2 x is (sin x)^2.
-    if (power && power.k === "neg" && power.a.k === "num" && power.a.v.n === 1n && power.a.v.d === 1n && ["sin", "cos", "tan"].includes(name)) {
+    if (
+      power &&
+      power.k === "neg" &&
+      power.a.k === "num" &&
+      power.a.v.n === 1n &&
+      power.a.v.d === 1n &&
+      ["sin", "cos", "tan"].includes(name)
+    ) {
       return this.node({ k: "fn", name: `arc${name}`, args: [arg] });
     }
     const f = this.node({ k: "fn" as const, name, args: base ? [arg, base] : [arg] });

@@ -16,20 +16,43 @@ import { parseAnswerString, type ParsedAnswer } from "./normalize.js";
 
 /** Options of the maths checker; every open decision of spec §1.5 is one field, defaulting to the spec. */
 export const mathOptions = z.object({
-  mode: z.enum(["strict", "lenient"]).default("strict").describe("strict: boxes and answer phrases (C0–C1); lenient adds maths environments and bare numbers (C2–C3)"),
-  floatRounding: z.number().int().min(0).max(15).default(6).describe("decimal places both sides are rounded to when either is a decimal (D-M4)"),
-  allowSetRelation: z.enum(["never", "unambiguous", "always"]).default("unambiguous").describe("when a relation may match an interval (D-M7)"),
+  mode: z
+    .enum(["strict", "lenient"])
+    .default("strict")
+    .describe("strict: boxes and answer phrases (C0–C1); lenient adds maths environments and bare numbers (C2–C3)"),
+  floatRounding: z
+    .number()
+    .int()
+    .min(0)
+    .max(15)
+    .default(6)
+    .describe("decimal places both sides are rounded to when either is a decimal (D-M4)"),
+  allowSetRelation: z
+    .enum(["never", "unambiguous", "always"])
+    .default("unambiguous")
+    .describe("when a relation may match an interval (D-M7)"),
   decimalComma: z.boolean().default(false).describe("read 1,5 as 1.5 (otherwise a comma separates list items)"),
-  boxed: z.enum(["last", "all"]).default("last").describe("last: only the last box (joined boxes only for multi-element golds); all: join every box (Open-RS accuracy)"),
+  boxed: z
+    .enum(["last", "all"])
+    .default("last")
+    .describe(
+      "last: only the last box (joined boxes only for multi-element golds); all: join every box (Open-RS accuracy)",
+    ),
   region: z.enum(["afterThink", "answerTag", "all"]).default("afterThink").describe("graded region (G3, D-M12)"),
   requireThink: z.boolean().default(false).describe("a completion without </think> scores 0"),
-  legacySwapArgs: z.boolean().default(false).describe("compare (pred, gold) as Open-RS did (D-M2); only for reproducing it"),
+  legacySwapArgs: z
+    .boolean()
+    .default(false)
+    .describe("compare (pred, gold) as Open-RS did (D-M2); only for reproducing it"),
   maxRegionChars: z.number().int().positive().default(20_000).describe("longer answer regions are unparseable (G8)"),
   preset: z.enum(["none", "openRs"]).default("none").describe("openRs: legacySwapArgs, boxed=all, region=all"),
-  unsimplified: z.enum(["lenient", "always", "never"]).default("lenient").describe(
-    "when integrals, limits, determinants and expressions in variables that reduce to a constant are evaluated to " +
-      "match a constant gold: lenient = only in lenient mode (evaluation), so training never pays a restated problem",
-  ),
+  unsimplified: z
+    .enum(["lenient", "always", "never"])
+    .default("lenient")
+    .describe(
+      "when integrals, limits, determinants and expressions in variables that reduce to a constant are evaluated to " +
+        "match a constant gold: lenient = only in lenient mode (evaluation), so training never pays a restated problem",
+    ),
 });
 /** Parsed maths options. */
 export type MathOptions = z.output<typeof mathOptions>;
@@ -78,7 +101,8 @@ export interface AnswerParse {
 export function parseAnswer(text: string, options: Partial<MathOptions> = {}): AnswerParse {
   const o = applyPreset({ ...DEFAULTS, ...options });
   const region = answerRegion(text, { mode: o.region, requireThink: o.requireThink, maxChars: o.maxRegionChars });
-  if (region.text === null) return { extracted: null, candidateClass: null, parsed: null, boxes: [], reason: region.reason };
+  if (region.text === null)
+    return { extracted: null, candidateClass: null, parsed: null, boxes: [], reason: region.reason };
   const ex = extractAnswer(region.text, o.mode, o.decimalComma);
   return {
     extracted: ex.candidate?.text ?? null,
@@ -98,27 +122,55 @@ export interface MathCheck {
 
 const multiPart = (p: ParsedAnswer): boolean => {
   const n = p.node;
-  return ((n.k === "set" || n.k === "list" || n.k === "tuple") && n.items.length >= 2) || (n.k === "rel" && n.ops.length === 1 && n.ops[0] === "=" && n.items[1]!.k === "pm") || n.k === "pm";
+  return (
+    ((n.k === "set" || n.k === "list" || n.k === "tuple") && n.items.length >= 2) ||
+    (n.k === "rel" && n.ops.length === 1 && n.ops[0] === "=" && n.items[1]!.k === "pm") ||
+    n.k === "pm"
+  );
 };
 
 /** Runs the full maths check on a completion (or a bare answer when `bareFallback` is set). */
-export function checkMath(gold: string, completion: string, options: Partial<MathOptions> = {}, prompt?: string, bareFallback = false): MathCheck {
+export function checkMath(
+  gold: string,
+  completion: string,
+  options: Partial<MathOptions> = {},
+  prompt?: string,
+  bareFallback = false,
+): MathCheck {
   const o = applyPreset({ ...DEFAULTS, ...options });
   const g = parseGold(gold, o.decimalComma);
   if (!g) return { correct: null, info: { reason: "gold answer cannot be parsed", gold } };
   const unsimplified = o.unsimplified === "always" || (o.unsimplified === "lenient" && o.mode === "lenient");
   const cmp: CompareOptions = { floatRounding: o.floatRounding, allowSetRelation: o.allowSetRelation, unsimplified };
-  const region = answerRegion(completion, { mode: o.region, requireThink: o.requireThink, maxChars: o.maxRegionChars, ...(prompt ? { prompt } : {}) });
+  const region = answerRegion(completion, {
+    mode: o.region,
+    requireThink: o.requireThink,
+    maxChars: o.maxRegionChars,
+    ...(prompt ? { prompt } : {}),
+  });
   if (region.text === null) return { correct: false, info: { reason: region.reason, goldParsed: showGold(g) } };
   let ex = extractAnswer(region.text, o.mode, o.decimalComma);
   // With an <answer> block as the region, the block itself is the answer when it holds no box or phrase.
-  if (!ex.candidate && (bareFallback || o.region === "answerTag")) ex = { candidate: { text: region.text.trim(), cls: 3, start: 0, end: region.text.length }, parsed: parseAnswerString(region.text.trim(), o.decimalComma), boxes: [] };
+  if (!ex.candidate && (bareFallback || o.region === "answerTag"))
+    ex = {
+      candidate: { text: region.text.trim(), cls: 3, start: 0, end: region.text.length },
+      parsed: parseAnswerString(region.text.trim(), o.decimalComma),
+      boxes: [],
+    };
   if (o.boxed === "all" && ex.boxes.length > 1) {
     const joined = ex.boxes.map((b) => b.text).join(", ");
-    ex = { ...ex, candidate: { text: joined, cls: 0, start: 0, end: 0 }, parsed: parseAnswerString(joined, o.decimalComma) };
+    ex = {
+      ...ex,
+      candidate: { text: joined, cls: 0, start: 0, end: 0 },
+      parsed: parseAnswerString(joined, o.decimalComma),
+    };
   }
   const info: Record<string, unknown> = { extracted: ex.candidate?.text ?? null, goldParsed: showGold(g) };
-  if (!ex.parsed) return { correct: false, info: { ...info, reason: ex.candidate ? "answer cannot be parsed" : "no answer candidate" } };
+  if (!ex.parsed)
+    return {
+      correct: false,
+      info: { ...info, reason: ex.candidate ? "answer cannot be parsed" : "no answer candidate" },
+    };
   info.predParsed = show(ex.parsed.node);
   // One work budget for the whole check (D-M10): both comparisons below spend from it; info.work reports it.
   const w = new Work();
@@ -147,7 +199,8 @@ const goldText = (g: MathGold): string => (typeof g === "string" ? g : g.answer)
 /** "math-answer": 1 when the final answer matches the gold, 0 otherwise, null when the gold cannot be parsed. */
 export const mathAnswerReward: RewardSpec<MathOptions, MathGold> = {
   name: "math-answer",
-  description: "Maths final answer (\\boxed{} or answer phrase after </think>) equals the gold: numbers, LaTeX, expressions, sets, intervals, relations",
+  description:
+    "Maths final answer (\\boxed{} or answer phrase after </think>) equals the gold: numbers, LaTeX, expressions, sets, intervals, relations",
   options: mathOptions,
   exampleGold: "\\frac{1}{2}",
   maxScore: 1,

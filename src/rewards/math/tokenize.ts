@@ -20,42 +20,152 @@ export type Tok =
 const MAX_TOKENS = 2_000;
 
 const FUNCS = new Set([
-  "sin", "cos", "tan", "sec", "csc", "cot", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-  "ln", "log", "exp", "sqrt", "det",
+  "sin",
+  "cos",
+  "tan",
+  "sec",
+  "csc",
+  "cot",
+  "arcsin",
+  "arccos",
+  "arctan",
+  "sinh",
+  "cosh",
+  "tanh",
+  "ln",
+  "log",
+  "exp",
+  "sqrt",
+  "det",
 ]);
 const WORD_IDS: Record<string, string> = { pi: "pi", inf: "inf", infty: "inf", infinity: "inf" };
 const GREEK = new Set([
-  "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
-  "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega",
-  "Gamma", "Delta", "Theta", "Lambda", "Xi", "Sigma", "Phi", "Psi", "Omega",
+  "alpha",
+  "beta",
+  "gamma",
+  "delta",
+  "epsilon",
+  "varepsilon",
+  "zeta",
+  "eta",
+  "theta",
+  "vartheta",
+  "iota",
+  "kappa",
+  "lambda",
+  "mu",
+  "nu",
+  "xi",
+  "rho",
+  "sigma",
+  "tau",
+  "upsilon",
+  "phi",
+  "varphi",
+  "chi",
+  "psi",
+  "omega",
+  "Gamma",
+  "Delta",
+  "Theta",
+  "Lambda",
+  "Xi",
+  "Sigma",
+  "Phi",
+  "Psi",
+  "Omega",
 ]);
 const CMD_OPS: Record<string, Tok> = {
-  le: { t: "op", v: "<=" }, leq: { t: "op", v: "<=" }, leqslant: { t: "op", v: "<=" },
-  ge: { t: "op", v: ">=" }, geq: { t: "op", v: ">=" }, geqslant: { t: "op", v: ">=" },
-  lt: { t: "op", v: "<" }, gt: { t: "op", v: ">" }, ne: { t: "op", v: "!=" }, neq: { t: "op", v: "!=" },
-  cdot: { t: "op", v: "*" }, times: { t: "op", v: "*" }, ast: { t: "op", v: "*" }, div: { t: "op", v: "/" },
-  pm: { t: "op", v: "pm" }, mp: { t: "op", v: "mp" }, cup: { t: "op", v: "cup" }, in: { t: "op", v: "in" },
-  infty: { t: "id", v: "inf" }, pi: { t: "id", v: "pi" }, emptyset: { t: "cmd", v: "emptyset" },
-  varnothing: { t: "cmd", v: "emptyset" }, lvert: { t: "op", v: "|" }, rvert: { t: "op", v: "|" },
-  vert: { t: "op", v: "|" }, mid: { t: "op", v: "|" }, lfloor: { t: "open", v: "floor" },
-  rfloor: { t: "close", v: "floor" }, lceil: { t: "open", v: "ceil" }, rceil: { t: "close", v: "ceil" },
-  langle: { t: "open", v: "(" }, rangle: { t: "close", v: ")" }, lbrace: { t: "open", v: "\\{" },
-  rbrace: { t: "close", v: "\\{" }, frac: { t: "cmd", v: "frac" }, dfrac: { t: "cmd", v: "frac" },
-  tfrac: { t: "cmd", v: "frac" }, cfrac: { t: "cmd", v: "frac" }, sqrt: { t: "cmd", v: "sqrt" },
-  binom: { t: "cmd", v: "binom" }, dbinom: { t: "cmd", v: "binom" }, tbinom: { t: "cmd", v: "binom" },
-  choose: { t: "op", v: "choose" }, to: { t: "op", v: "," }, rightarrow: { t: "op", v: "," },
-  longrightarrow: { t: "op", v: "," }, over: { t: "op", v: "over" }, nicefrac: { t: "cmd", v: "frac" },
-  sfrac: { t: "cmd", v: "frac" }, int: { t: "cmd", v: "int" }, lim: { t: "cmd", v: "lim" },
+  le: { t: "op", v: "<=" },
+  leq: { t: "op", v: "<=" },
+  leqslant: { t: "op", v: "<=" },
+  ge: { t: "op", v: ">=" },
+  geq: { t: "op", v: ">=" },
+  geqslant: { t: "op", v: ">=" },
+  lt: { t: "op", v: "<" },
+  gt: { t: "op", v: ">" },
+  ne: { t: "op", v: "!=" },
+  neq: { t: "op", v: "!=" },
+  cdot: { t: "op", v: "*" },
+  times: { t: "op", v: "*" },
+  ast: { t: "op", v: "*" },
+  div: { t: "op", v: "/" },
+  pm: { t: "op", v: "pm" },
+  mp: { t: "op", v: "mp" },
+  cup: { t: "op", v: "cup" },
+  in: { t: "op", v: "in" },
+  infty: { t: "id", v: "inf" },
+  pi: { t: "id", v: "pi" },
+  emptyset: { t: "cmd", v: "emptyset" },
+  varnothing: { t: "cmd", v: "emptyset" },
+  lvert: { t: "op", v: "|" },
+  rvert: { t: "op", v: "|" },
+  vert: { t: "op", v: "|" },
+  mid: { t: "op", v: "|" },
+  lfloor: { t: "open", v: "floor" },
+  rfloor: { t: "close", v: "floor" },
+  lceil: { t: "open", v: "ceil" },
+  rceil: { t: "close", v: "ceil" },
+  langle: { t: "open", v: "(" },
+  rangle: { t: "close", v: ")" },
+  lbrace: { t: "open", v: "\\{" },
+  rbrace: { t: "close", v: "\\{" },
+  frac: { t: "cmd", v: "frac" },
+  dfrac: { t: "cmd", v: "frac" },
+  tfrac: { t: "cmd", v: "frac" },
+  cfrac: { t: "cmd", v: "frac" },
+  sqrt: { t: "cmd", v: "sqrt" },
+  binom: { t: "cmd", v: "binom" },
+  dbinom: { t: "cmd", v: "binom" },
+  tbinom: { t: "cmd", v: "binom" },
+  choose: { t: "op", v: "choose" },
+  to: { t: "op", v: "," },
+  rightarrow: { t: "op", v: "," },
+  longrightarrow: { t: "op", v: "," },
+  over: { t: "op", v: "over" },
+  nicefrac: { t: "cmd", v: "frac" },
+  sfrac: { t: "cmd", v: "frac" },
+  int: { t: "cmd", v: "int" },
+  lim: { t: "cmd", v: "lim" },
 };
 /** The real line, `(-\infty, \infty)`, as tokens. */
 const REALS: Tok[] = [
-  { t: "open", v: "(" }, { t: "op", v: "-" }, { t: "id", v: "inf" }, { t: "op", v: "," }, { t: "id", v: "inf" },
+  { t: "open", v: "(" },
+  { t: "op", v: "-" },
+  { t: "id", v: "inf" },
+  { t: "op", v: "," },
+  { t: "id", v: "inf" },
   { t: "close", v: ")" },
 ];
 const SKIP_CMDS = new Set([
-  "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "displaystyle",
-  "textstyle", "limits", "quad", "qquad", "cdots", "ldots", "dots", "hline", "mathrm", "mathbf", "mathit", "boldsymbol",
-  "mathsf", "rm", "bf",
+  "left",
+  "right",
+  "big",
+  "Big",
+  "bigg",
+  "Bigg",
+  "bigl",
+  "bigr",
+  "Bigl",
+  "Bigr",
+  "biggl",
+  "biggr",
+  "displaystyle",
+  "textstyle",
+  "limits",
+  "quad",
+  "qquad",
+  "cdots",
+  "ldots",
+  "dots",
+  "hline",
+  "mathrm",
+  "mathbf",
+  "mathit",
+  "boldsymbol",
+  "mathsf",
+  "rm",
+  "bf",
 ]);
 const MATRIX_ENVS = new Set(["pmatrix", "bmatrix", "Bmatrix", "matrix", "smallmatrix", "array", "vmatrix", "Vmatrix"]);
 
@@ -70,7 +180,8 @@ export function numberToken(intDigits: string, frac: string, exp: number): Tok {
 }
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
-const isLetter = (c: string | undefined): boolean => c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
+const isLetter = (c: string | undefined): boolean =>
+  c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
 
 function readDigits(s: string, i: number): number {
   while (isDigit(s[i])) i++;
@@ -94,7 +205,13 @@ export function tokenize(s: string, decimalComma = false): Tok[] {
       let intDigits = s.slice(i, j);
       if (!decimalComma && intDigits.length > 0 && intDigits.length <= 3) {
         // Thousands separators: a comma or a single space between groups of exactly three digits.
-        while ((s[j] === "," || s[j] === " ") && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
+        while (
+          (s[j] === "," || s[j] === " ") &&
+          isDigit(s[j + 1]) &&
+          isDigit(s[j + 2]) &&
+          isDigit(s[j + 3]) &&
+          !isDigit(s[j + 4])
+        ) {
           intDigits += s.slice(j + 1, j + 4);
           j += 4;
         }
@@ -106,7 +223,10 @@ export function tokenize(s: string, decimalComma = false): Tok[] {
         j = k;
       } else if (s[j] === "." && intDigits && !isLetter(s[j + 1])) j++; // "5." is 5
       let exp = 0;
-      if ((s[j] === "e" || s[j] === "E") && (isDigit(s[j + 1]) || ((s[j + 1] === "+" || s[j + 1] === "-") && isDigit(s[j + 2])))) {
+      if (
+        (s[j] === "e" || s[j] === "E") &&
+        (isDigit(s[j + 1]) || ((s[j + 1] === "+" || s[j + 1] === "-") && isDigit(s[j + 2])))
+      ) {
         const start = s[j + 1] === "+" || s[j + 1] === "-" ? j + 2 : j + 1;
         const k = readDigits(s, start);
         if (k - start > 6) throw new MathParseFail("exponent too large");
@@ -190,7 +310,6 @@ export function tokenize(s: string, decimalComma = false): Tok[] {
   }
   return out;
 }
-
 
 /** Token count of an integral's differential at index i: `d x` (2) or `{ d } x` (4); 0 when there is none. */
 export function differentialAt(t: Tok[], i: number): number {

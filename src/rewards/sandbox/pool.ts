@@ -75,12 +75,16 @@ interface Slot {
   rssTimer: NodeJS.Timeout | null;
 }
 
-type WorkerMessage = { hello: true } | { id: number; started: true } | { id: number; deadlineMs: number } | {
-  id: number;
-  ok: boolean;
-  value?: unknown;
-  error?: string;
-};
+type WorkerMessage =
+  | { hello: true }
+  | { id: number; started: true }
+  | { id: number; deadlineMs: number }
+  | {
+      id: number;
+      ok: boolean;
+      value?: unknown;
+      error?: string;
+    };
 
 /** Grace for a fresh process to start and load a job's module (TypeScript compilation under tsx). */
 const LOAD_MS = 30_000;
@@ -128,6 +132,11 @@ export class WorkerPool {
       this.slots.push(slot);
       this.spawn(slot);
     }
+  }
+
+  /** Jobs waiting for a free worker. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   /** Runs one job. */
@@ -325,6 +334,11 @@ export function configureSharedPool(opts: PoolOptions): void {
 export function sharedPool(): WorkerPool {
   if (!shared) shared = new WorkerPool(sharedOptions);
   return shared;
+}
+
+/** The process-wide pool's counters and queue length, or null when it was never started (this never starts it). */
+export function sharedPoolStats(): (PoolStats & { queued: number; size: number }) | null {
+  return shared ? { ...shared.stats, queued: shared.queued, size: shared.size } : null;
 }
 
 /** Closes the process-wide pool (tests, CLI shutdown). */

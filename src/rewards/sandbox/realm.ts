@@ -45,7 +45,7 @@ export const FIXED_TIME_MS = 1_704_067_200_000;
 
 /** Builds the preparation script for one fresh context. */
 export function realmScript(opts: RealmOptions): string {
-  const seed = (opts.seed >>> 0) || 1;
+  const seed = opts.seed >>> 0 || 1;
   const allow = opts.allow ?? {};
   const lines: string[] = ['"use strict";'];
   // Seeded Math.random (xoshiro128** seeded by splitmix32, as in src/util/rng.ts).

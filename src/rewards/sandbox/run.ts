@@ -44,8 +44,7 @@ export type SandboxFailure = "timeout" | "memory" | "crashed" | "error" | "inval
 
 /** The outcome of one run. */
 export type SandboxResult =
-  | { ok: true; value: unknown; cpuMs: number }
-  | { ok: false; kind: SandboxFailure; error: string };
+  { ok: true; value: unknown; cpuMs: number } | { ok: false; kind: SandboxFailure; error: string };
 
 const DEFAULT_MAX_OUTPUT = 1_000_000;
 /** How long past `timeoutMs` the pool waits for isolated-vm's own timeout before it kills the process. */
@@ -111,9 +110,12 @@ export async function runInIsolate(req: SandboxRequest): Promise<SandboxResult> 
     setJobDeadline(req.timeoutMs + KILL_GRACE_MS);
     const out: unknown = await script.run(context, { timeout: req.timeoutMs }).finally(() => setJobDeadline(AFTER_MS));
     const cpuMs = Number(isolate.cpuTime - started) / 1e6;
-    if (cpuMs > req.timeoutMs) return { ok: false, kind: "timeout", error: `CPU time ${cpuMs.toFixed(0)} ms > ${req.timeoutMs} ms` };
-    if (typeof out !== "string") return { ok: false, kind: "invalid-output", error: "the result is not JSON-serialisable" };
-    if (out.length > maxOut) return { ok: false, kind: "invalid-output", error: `result is ${out.length} chars > cap ${maxOut}` };
+    if (cpuMs > req.timeoutMs)
+      return { ok: false, kind: "timeout", error: `CPU time ${cpuMs.toFixed(0)} ms > ${req.timeoutMs} ms` };
+    if (typeof out !== "string")
+      return { ok: false, kind: "invalid-output", error: "the result is not JSON-serialisable" };
+    if (out.length > maxOut)
+      return { ok: false, kind: "invalid-output", error: `result is ${out.length} chars > cap ${maxOut}` };
     try {
       return { ok: true, value: JSON.parse(out), cpuMs };
     } catch {

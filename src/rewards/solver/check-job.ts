@@ -41,7 +41,9 @@ function modelText(value: unknown): { text: string } | { error: string } {
   const parsed = lpModelSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { error: `the program returned neither LP text nor a model: ${issue?.path.join(".") || "(value)"}: ${issue?.message}` };
+    return {
+      error: `the program returned neither LP text nor a model: ${issue?.path.join(".") || "(value)"}: ${issue?.message}`,
+    };
   }
   try {
     return { text: toLpText(parsed.data).text };

@@ -76,7 +76,8 @@ export function codeBlock(text: string, tags: SirlTags): CodeBlock {
   const body = section(text, tags.code);
   if (body === null) return { ok: false, reason: `no single <${tags.code}> section` };
   const blocks = [...body.matchAll(FENCE)];
-  if (blocks.length !== 1) return { ok: false, reason: `expected one fenced block in <${tags.code}>, found ${blocks.length}` };
+  if (blocks.length !== 1)
+    return { ok: false, reason: `expected one fenced block in <${tags.code}>, found ${blocks.length}` };
   const lang = (blocks[0]![1] ?? "").toLowerCase();
   const source = blocks[0]![2] ?? "";
   if (lang === "lp") return { ok: true, lang: "lp", source };

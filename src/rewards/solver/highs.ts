@@ -109,7 +109,11 @@ export function solveWith(highs: Highs, text: string, opts: SolveOptions = {}): 
       objective: optimal ? model.getObjectiveValue() : null,
       values: optimal ? Array.from(model.getSolution().colValue) : [],
       columnNames,
-      modelSize: { variables: lp.numCols, constraints: lp.numRows, integers: lp.integrality.filter((t: number) => t !== 0).length },
+      modelSize: {
+        variables: lp.numCols,
+        constraints: lp.numRows,
+        integers: lp.integrality.filter((t: number) => t !== 0).length,
+      },
       trivial: trivialReason(lp.numRows, lp.colCost, lp.offset),
     };
   } finally {

@@ -83,7 +83,9 @@ export function toLpText(model: LpModel): RenderedLp {
   if (index.size === 0) throw new Error("the model has no variables");
   const lines = [model.sense === "maximize" ? "Maximize" : "Minimize"];
   // An empty objective renders as "0 v0", which the D-S3 check then rejects as trivial.
-  lines.push(` obj: ${Object.keys(model.objective).length ? expr(model.objective, col) : `0 ${col([...index.keys()][0]!)}`}`);
+  lines.push(
+    ` obj: ${Object.keys(model.objective).length ? expr(model.objective, col) : `0 ${col([...index.keys()][0]!)}`}`,
+  );
   lines.push("Subject To");
   model.constraints.forEach((c, i) => {
     if (Object.keys(c.terms).length === 0) throw new Error(`constraint ${c.name ?? i} has no terms`);

@@ -44,7 +44,10 @@ const weightsSchema = z
 /** Options of the SIRL rewards; defaults are the spec's. */
 export const sirlOptions = z
   .object({
-    preset: z.enum(["default", "sirlCode", "sirlEval"]).default("default").describe("sirlCode: reference code; sirlEval: published evaluation"),
+    preset: z
+      .enum(["default", "sirlCode", "sirlEval"])
+      .default("default")
+      .describe("sirlCode: reference code; sirlEval: published evaluation"),
     tags: z.object({ think: z.string(), model: z.string(), code: z.string() }).strict().default(DEFAULT_TAGS),
     weights: weightsSchema.default({ format: 0.5, runs: 1, objective: 2, solutionHit: 0 }),
     absTolerance: z.number().min(0).default(0.01).describe("pass if |pred-gold| <= absTolerance (D-S1)"),
@@ -63,7 +66,12 @@ export type SirlOptions = z.infer<typeof sirlOptions>;
 
 /** Applies a named preset over the options (G7). */
 function resolve(o: SirlOptions): SirlOptions {
-  if (o.preset === "sirlCode") return { ...o, absTolerance: 0, weights: { format: 0.5, runs: 1, objective: 1, solutionHit: o.weights.solutionHit } };
+  if (o.preset === "sirlCode")
+    return {
+      ...o,
+      absTolerance: 0,
+      weights: { format: 0.5, runs: 1, objective: 1, solutionHit: o.weights.solutionHit },
+    };
   if (o.preset === "sirlEval") return { ...o, absTolerance: 0 };
   return o;
 }
@@ -96,7 +104,11 @@ export function solutionHitRate(gold: readonly number[], values: readonly number
 const memoEvaluate = memoizeReward(256, evaluate);
 
 /** Scores one completion; every term unweighted in `terms`, the weighted sum in `score`. */
-export function scoreSirl(completion: string, gold: SirlGold, options: Partial<SirlOptions> = {}): Promise<RewardResult> {
+export function scoreSirl(
+  completion: string,
+  gold: SirlGold,
+  options: Partial<SirlOptions> = {},
+): Promise<RewardResult> {
   const o = resolve(sirlOptions.parse(options));
   return memoEvaluate(completion, gold, o);
 }
@@ -104,8 +116,10 @@ export function scoreSirl(completion: string, gold: SirlGold, options: Partial<S
 async function evaluate(completion: string, gold: SirlGold, o: SirlOptions): Promise<RewardResult> {
   const hasObjective = typeof gold.objective === "number" && Number.isFinite(gold.objective);
   const statusGold = gold.status && gold.status !== "optimal" ? gold.status : null;
-  if (!hasObjective && !statusGold) return { score: null, terms: {}, info: { reason: "gold has neither an objective nor a status" } };
-  if (statusGold && !o.allowStatusGold) return { score: null, terms: {}, info: { reason: `status gold "${statusGold}" is excluded (D-S4)` } };
+  if (!hasObjective && !statusGold)
+    return { score: null, terms: {}, info: { reason: "gold has neither an objective nor a status" } };
+  if (statusGold && !o.allowStatusGold)
+    return { score: null, terms: {}, info: { reason: `status gold "${statusGold}" is excluded (D-S4)` } };
 
   const text = completion.length > 20_000 ? "" : completion; // G8 cap on the graded region
   const format = o.preset === "sirlCode" ? formatGraded(text, o.tags) : formatStrict(text, o.tags);
@@ -113,7 +127,8 @@ async function evaluate(completion: string, gold: SirlGold, o: SirlOptions): Pro
   const info: Record<string, unknown> = {};
   const done = (): RewardResult => {
     const w = o.weights;
-    const score = w.format * terms.format + w.runs * terms.runs + w.objective * terms.objective + w.solutionHit * terms.solutionHit;
+    const score =
+      w.format * terms.format + w.runs * terms.runs + w.objective * terms.objective + w.solutionHit * terms.solutionHit;
     return { score, terms, info };
   };
   if (completion.length > 20_000) info.reason = "completion over the 20,000-char cap";
@@ -182,18 +197,26 @@ function goldCompletion(): string {
   return [
     "<think>Maximise profit 5x + 4y with labour 3x + 2y <= 40 and x <= 10.</think>",
     "<model>max 5x + 4y s.t. 3x + 2y <= 40, x <= 10, x, y >= 0</model>",
-    "<code>\n```js\nconst m = new Model(\"maximize\");\nm.addConstraint({ x: 3, y: 2 }, \"<=\", 40, \"labour\");\nm.addConstraint({ x: 1 }, \"<=\", 10, \"capacity\");\nm.setObjective({ x: 5, y: 4 });\nreturn m;\n```\n</code>",
+    '<code>\n```js\nconst m = new Model("maximize");\nm.addConstraint({ x: 3, y: 2 }, "<=", 40, "labour");\nm.addConstraint({ x: 1 }, "<=", 10, "capacity");\nm.setObjective({ x: 5, y: 4 });\nreturn m;\n```\n</code>',
   ].join("\n");
 }
 
-function termSpec(name: string, term: "format" | "runs" | "objective" | "solutionHit", what: string): RewardSpec<SirlOptions, SirlGold> {
+function termSpec(
+  name: string,
+  term: "format" | "runs" | "objective" | "solutionHit",
+  what: string,
+): RewardSpec<SirlOptions, SirlGold> {
   return {
     name,
     description: `SIRL: ${what}`,
     options: sirlOptions,
     async score({ completion, gold }, o) {
       const r = await scoreSirl(completion, gold, o);
-      return { score: r.score === null ? null : (r.terms[term] ?? 0), terms: r.terms, ...(r.info ? { info: r.info } : {}) };
+      return {
+        score: r.score === null ? null : (r.terms[term] ?? 0),
+        terms: r.terms,
+        ...(r.info ? { info: r.info } : {}),
+      };
     },
     exampleGold: EXAMPLE_GOLD,
     maxScore: 1,
@@ -204,7 +227,8 @@ function termSpec(name: string, term: "format" | "runs" | "objective" | "solutio
 /** The combined SIRL reward: weighted sum of the four terms. */
 export const sirlReward: RewardSpec<SirlOptions, SirlGold> = {
   name: "sirl",
-  description: "SIRL: run the completion's optimisation model (JS model API or LP) with HiGHS; format, runs, objective terms",
+  description:
+    "SIRL: run the completion's optimisation model (JS model API or LP) with HiGHS; format, runs, objective terms",
   options: sirlOptions,
   score: ({ completion, gold }, o) => scoreSirl(completion, gold, o),
   goldCompletion,
@@ -217,7 +241,11 @@ export const sirlTermRewards = [
   termSpec("sirl-format", "format", "think → model → code tags, each once and non-empty"),
   termSpec("sirl-runs", "runs", "the program ran inside its limits and HiGHS accepted its model"),
   termSpec("sirl-objective", "objective", "HiGHS Optimal and the objective within tolerance of the gold"),
-  termSpec("sirl-solution-hit", "solutionHit", "stage 2: share of the gold solution values found in the solution, paid only with the right objective"),
+  termSpec(
+    "sirl-solution-hit",
+    "solutionHit",
+    "stage 2: share of the gold solution values found in the solution, paid only with the right objective",
+  ),
 ];
 
 for (const spec of [sirlReward, ...sirlTermRewards]) if (!rewards.has(spec.name)) rewards.register(spec);

@@ -112,7 +112,8 @@ export function answerRegion(completion: string, opts: RegionOptions): Region {
   } else if (opts.mode === "afterThink") {
     const end = completion.lastIndexOf("</think>");
     if (end >= 0) text = completion.slice(end + "</think>".length);
-    else if (opts.requireThink || completion.includes("<think>")) return { text: null, reason: "reasoning never closed (no </think>)" };
+    else if (opts.requireThink || completion.includes("<think>"))
+      return { text: null, reason: "reasoning never closed (no </think>)" };
     else text = completion;
   } else text = completion;
   if (opts.prompt && opts.prompt.length >= 16 && text.includes(opts.prompt)) text = text.split(opts.prompt).join(" ");
