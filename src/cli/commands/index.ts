@@ -7,7 +7,17 @@ import { register as tasks } from "./tasks.js";
 import { register as demo } from "./demo.js";
 import { register as rewardsCommand } from "./rewards.js";
 import { register as carPlot } from "./car-plot.js";
+import { register as serveRewards } from "./serve-rewards.js";
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [train, evalCommand, sample, tasks, demo, rewardsCommand, carPlot];
+export const commands: RegisterCommand[] = [
+  train,
+  evalCommand,
+  sample,
+  tasks,
+  demo,
+  rewardsCommand,
+  carPlot,
+  serveRewards,
+];

@@ -1,0 +1,68 @@
+/**
+ * `rlvr serve-rewards`: runs the reward service (docs/reward-service.md) until SIGINT or SIGTERM, then drains
+ * in-flight requests and closes the sandbox pool. Flags and their help come from the service's options schema;
+ * the token may come from $RLVR_REWARD_TOKEN so it need not appear in the process list.
+ */
+import type { Command } from "commander";
+import { parseServeOptions, serveOptionsSchema, startRewardServer, TOKEN_ENV } from "../../serve/index.js";
+
+const FLAGS = [
+  ["port", "--port <n>"],
+  ["host", "--host <address>"],
+  ["token", "--token <token>"],
+  ["maxItems", "--max-items <n>"],
+  ["maxBodyBytes", "--max-body-bytes <n>"],
+  ["itemTimeoutMs", "--item-timeout-ms <n>"],
+  ["concurrency", "--concurrency <n>"],
+] as const;
+
+type Flags = Partial<Record<(typeof FLAGS)[number][0], string>>;
+
+/** The flag values as service options: numbers where the schema wants numbers, the token from the environment. */
+export function optionsFromFlags(flags: Flags, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key] of FLAGS) {
+    const v = flags[key];
+    if (v === undefined) continue;
+    out[key] = key === "host" || key === "token" ? v : v.trim() === "" ? NaN : Number(v);
+  }
+  if (out.token === undefined && env[TOKEN_ENV]) out.token = env[TOKEN_ENV];
+  return out;
+}
+
+/** Registers `serve-rewards`. */
+export function register(program: Command): void {
+  const cmd = program
+    .command("serve-rewards")
+    .description("serve the reward registry over HTTP: POST /v1/score, GET /v1/rewards, /healthz, /metrics");
+  for (const [key, flag] of FLAGS) {
+    const field = serveOptionsSchema.shape[key];
+    const def = key === "token" ? undefined : (field.parse(undefined) as unknown);
+    cmd.option(flag, `${field.description ?? key}${def !== undefined ? ` (default ${JSON.stringify(def)})` : ""}`);
+  }
+  cmd.action(async (flags: Flags) => {
+    let options;
+    try {
+      options = parseServeOptions(optionsFromFlags(flags));
+    } catch (err) {
+      console.error(`rlvr: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 2;
+      return;
+    }
+    const server = await startRewardServer(options);
+    const auth = options.token ? "bearer token required" : "no token";
+    console.log(`rlvr reward service listening on ${server.url} (${auth}; POST ${server.url}/v1/score)`);
+    const stop = (signal: string) => {
+      console.log(`rlvr: ${signal}: draining and closing the sandbox pool`);
+      server.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(`rlvr: shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => stop("SIGTERM"));
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * Scores one batch of validated items, in order, each to a result or an item error; nothing an item does can fail
+ * the batch. A reward item goes through the same steps as `RewardRegistry.score` (options parsed by the reward's
+ * schema, then `spec.score`), so the numbers equal in-process scoring; where the registry turns a throwing checker
+ * into `score: null`, the service answers an explicit `reward-failed` error so the caller sees why. A task item is
+ * scored by the task's own `score` (its weighted terms, algorithms spec §8.1).
+ *
+ * Time: each item is raced against `itemTimeoutMs`. Code-running rewards run in the sandbox pool (their own
+ * deadlines kill runaway programs); a synchronous checker cannot be interrupted, so the timeout bounds waiting, not
+ * computing. Items are started one event-loop turn apart, so a large batch of quick checks leaves room for other
+ * requests and for /healthz.
+ */
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { RewardRegistry, RewardResult } from "../rewards/index.js";
+import type { Task, TaskRegistry } from "../tasks/index.js";
+import type { ItemErrorCode, ItemResult, RewardItem, ScoreItem, Scored, TaskItem } from "./schemas.js";
+
+/** What scoring needs: the registries, the per-item time limit and an observer for metrics. */
+export interface ScoringContext {
+  rewards: RewardRegistry;
+  tasks: TaskRegistry;
+  itemTimeoutMs: number;
+  /** Called once per item with its metrics label (reward name, `task:<name>`, or `(unknown)`) and outcome. */
+  observe?(label: string, result: ItemResult, seconds: number): void;
+}
+
+/** Built tasks by name and options, so a batch of one task does not rebuild it per item (bounded). */
+const TASK_CACHE_MAX = 64;
+
+/** An item error result. */
+export function itemError(code: ItemErrorCode, message: string): ItemResult {
+  return { error: { code, message } };
+}
+
+/** Scores `items` in order; see the file comment. */
+export async function scoreItems(items: readonly ScoreItem[], ctx: ScoringContext): Promise<ItemResult[]> {
+  const cache = new Map<string, Task>();
+  const pending: Promise<ItemResult>[] = [];
+  for (const item of items) {
+    pending.push(scoreOne(item, ctx, cache));
+    await nextTurn();
+  }
+  return Promise.all(pending);
+}
+
+async function scoreOne(item: ScoreItem, ctx: ScoringContext, cache: Map<string, Task>): Promise<ItemResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ItemResult>((resolve) => {
+    const what = "reward" in item ? `reward ${item.reward}` : `task ${item.task}`;
+    timer = setTimeout(
+      () => resolve(itemError("timeout", `${what} took longer than itemTimeoutMs (${ctx.itemTimeoutMs} ms)`)),
+      ctx.itemTimeoutMs,
+    );
+  });
+  const work = "reward" in item ? scoreReward(item, ctx.rewards) : scoreTask(item as TaskItem, ctx.tasks, cache);
+  const result = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  ctx.observe?.(labelOf(item, ctx), result, (performance.now() - started) / 1000);
+  return result;
+}
+
+/** The metrics label: known names only, so a client cannot grow the label set with made-up names. */
+function labelOf(item: ScoreItem, ctx: ScoringContext): string {
+  if ("reward" in item) return ctx.rewards.has(item.reward) ? item.reward : "(unknown)";
+  return ctx.tasks.has(item.task) ? `task:${item.task}` : "(unknown)";
+}
+
+async function scoreReward(item: RewardItem, registry: RewardRegistry): Promise<ItemResult> {
+  if (!registry.has(item.reward)) {
+    const known = registry.list().map((s) => s.name);
+    return itemError("unknown-reward", `unknown reward "${item.reward}"; known: ${known.join(", ")}`);
+  }
+  const spec = registry.get(item.reward);
+  const parsed = spec.options.safeParse(item.options ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`);
+    return itemError("invalid-options", `options of ${item.reward}: ${issues.join("; ")}`);
+  }
+  const { completion, example } = item;
+  const input = {
+    completion,
+    gold: example.gold,
+    ...(example.prompt !== undefined ? { prompt: example.prompt } : {}),
+    ...(example.tokens ? { tokens: example.tokens } : {}),
+    ...(example.turns ? { turns: example.turns } : {}),
+  };
+  try {
+    return toScored(await spec.score(input, parsed.data));
+  } catch (err) {
+    return itemError("reward-failed", `${item.reward} threw: ${messageOf(err)}`);
+  }
+}
+
+async function scoreTask(item: TaskItem, registry: TaskRegistry, cache: Map<string, Task>): Promise<ItemResult> {
+  if (!registry.has(item.task)) {
+    return itemError("unknown-task", `unknown task "${item.task}"; known: ${registry.names().join(", ")}`);
+  }
+  const key = `${item.task}\u0000${JSON.stringify(item.taskOptions ?? {})}`;
+  let task = cache.get(key);
+  if (!task) {
+    try {
+      task = registry.get(item.task, item.taskOptions ?? {});
+    } catch (err) {
+      return itemError("invalid-options", messageOf(err));
+    }
+    if (cache.size < TASK_CACHE_MAX) cache.set(key, task);
+  }
+  const { completion, example } = item;
+  const ex = { id: "request", prompt: example.prompt ?? "", gold: example.gold, goldCompletion: "" };
+  try {
+    return toScored(await task.score(ex, completion, example.tokens));
+  } catch (err) {
+    return itemError("reward-failed", `task ${item.task} threw: ${messageOf(err)}`);
+  }
+}
+
+/**
+ * The wire form of a reward result. A non-finite score becomes null (JSON has no NaN; the contract's "not
+ * scorable"); non-finite terms are dropped; `info` that JSON cannot hold (a BigInt, a cycle) is replaced by a note.
+ */
+export function toScored(r: RewardResult): Scored {
+  const score = typeof r.score === "number" && Number.isFinite(r.score) ? r.score : null;
+  const terms: Record<string, number> = {};
+  for (const [k, v] of Object.entries(r.terms ?? {})) if (Number.isFinite(v)) terms[k] = v;
+  const out: Scored = { score, terms };
+  if (r.info !== undefined) {
+    try {
+      out.info = JSON.parse(JSON.stringify(r.info)) as Record<string, unknown>;
+    } catch (err) {
+      out.info = { unserialisable: `info could not be written as JSON: ${messageOf(err)}` };
+    }
+  }
+  if (r.firstErrorEnd !== undefined && Number.isFinite(r.firstErrorEnd)) out.firstErrorEnd = r.firstErrorEnd;
+  return out;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,42 @@
+/**
+ * Starting and stopping the reward service: listen on the configured address, and on stop drain in-flight requests
+ * (Fastify answers 503 to new ones while it closes), then close the sandbox pool so no worker process outlives the
+ * server. `rlvr serve-rewards` calls these on SIGINT and SIGTERM.
+ */
+import type { AddressInfo } from "node:net";
+import { closeSharedPool } from "../rewards/sandbox/pool.js";
+import { buildRewardServer, type RewardServer, type RewardServerConfig } from "./server.js";
+
+/** A listening reward server. */
+export interface RunningRewardServer extends RewardServer {
+  /** Base URL, e.g. `http://127.0.0.1:8765`. */
+  url: string;
+  /** Port actually bound (useful with `port: 0`). */
+  port: number;
+  /** Drains in-flight requests, stops listening, and (unless `keepPool`) closes the shared sandbox pool. */
+  close(): Promise<void>;
+}
+
+/** Builds the server and starts listening; `keepPool: true` leaves the shared sandbox pool open on close (tests). */
+export async function startRewardServer(
+  config: RewardServerConfig & { keepPool?: boolean } = {},
+): Promise<RunningRewardServer> {
+  const { keepPool = false, ...rest } = config;
+  const server = buildRewardServer(rest);
+  await server.app.listen({ port: server.options.port, host: server.options.host });
+  const address = server.app.server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+  return {
+    ...server,
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    close() {
+      closing ??= (async () => {
+        await server.app.close();
+        if (!keepPool) await closeSharedPool();
+      })();
+      return closing;
+    },
+  };
+}
