@@ -29,6 +29,7 @@ import {
 } from "../../src/algorithms/index.js";
 import { AlgorithmSchema } from "../../src/trainer/config.js";
 import { PRESETS as TRAINER_PRESETS } from "../../src/trainer/presets.js";
+import { resolveConfig } from "../../src/trainer/recipe.js";
 
 const close = (got: readonly number[], want: readonly number[], tol = 1e-6) =>
   got.forEach((g, i) => expect(Math.abs(g - want[i]!), `index ${i}: ${g} vs ${want[i]}`).toBeLessThanOrEqual(tol));
@@ -38,11 +39,21 @@ describe("presets (§10)", () => {
     const p = PRESETS[name as keyof typeof PRESETS];
     expect(() => AlgorithmSchema.parse(p.algorithm)).not.toThrow();
   });
-  it.each(Object.keys(TRAINER_PRESETS))("%s matches the trainer's preset", (name) => {
-    const mine = AlgorithmSchema.parse(PRESETS[name as keyof typeof PRESETS].algorithm);
-    const trainers = TRAINER_PRESETS as Record<string, { algorithm?: unknown }>;
-    const theirs = AlgorithmSchema.parse(trainers[name]!.algorithm ?? {});
-    expect(mine).toEqual(theirs);
+  // A recipe that names a preset must train with exactly that preset's algorithm (through the trainer's merge and
+  // the schema's defaults), and with the preset's group size where the paper sets one.
+  it.each(Object.keys(PRESETS))("a recipe with preset %s resolves to that preset's algorithm", (name) => {
+    const preset = PRESETS[name as keyof typeof PRESETS];
+    const recipe = { name: "p", preset: name, model: { type: "new" }, task: { name: "addition" } };
+    const resolved = resolveConfig(recipe as Parameters<typeof resolveConfig>[0]);
+    expect(resolved.algorithm).toEqual(AlgorithmSchema.parse(preset.algorithm));
+    if ("groupSize" in preset) expect(resolved.train.groupSize).toBe(preset.groupSize);
+    expect(Object.keys(TRAINER_PRESETS)).toContain(name);
+  });
+  it("a recipe's own fields win over its preset's", () => {
+    const recipe = { name: "p", preset: "dapo", model: { type: "new" }, task: { name: "addition" } };
+    const over = resolveConfig({ ...recipe, algorithm: { kl: { beta: 0.5 } } } as Parameters<typeof resolveConfig>[0]);
+    expect(over.algorithm.kl.beta).toBe(0.5);
+    expect(over.algorithm.policy).toEqual(AlgorithmSchema.parse(PRESETS.dapo.algorithm).policy);
   });
   it("grpo is the card's sketch and the spec defaults", () => {
     const g = PRESETS.grpo.algorithm;
