@@ -38,6 +38,8 @@ export interface RewardServer {
   app: FastifyInstance;
   options: ServeOptions;
   metrics: ServiceMetrics;
+  /** Resolves when no score request is in flight (now, or when the last one ends). */
+  idle(): Promise<void>;
 }
 
 /** A request error: status, code and message (and the issues naming fields, for validation). */
@@ -62,6 +64,8 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
   const app = Fastify({ bodyLimit: options.maxBodyBytes, logger: false, return503OnClosing: true });
   const openapi = openApiDocument(version ?? "0.1.0");
   let active = 0;
+  const idleWaiters: (() => void)[] = [];
+  const idle = () => (active === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
 
   app.addHook("onRequest", async (req, reply) => {
     if (options.token === undefined || req.url === "/healthz") return;
@@ -83,7 +87,7 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
     return reply.code(e.status).send(body);
   });
   // JSON bodies: the parser's own message (with the position) names what is wrong; size is capped by bodyLimit.
-  app.removeContentTypeParser("application/json");
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
     try {
       done(null, JSON.parse(body as string));
@@ -113,6 +117,7 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
     reply.raw.once("close", () => {
       active--;
       metrics.requestsInFlight.set(active);
+      if (active === 0) for (const wake of idleWaiters.splice(0)) wake();
     });
   };
   app.post("/v1/score", { onRequest: admit }, async (req) => {
@@ -128,7 +133,7 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
     const results = await scoreItems(items, { rewards, tasks, itemTimeoutMs: options.itemTimeoutMs, observe });
     return { results };
   });
-  return { app, options, metrics };
+  return { app, options, metrics, idle };
 }
 
 /** Checks the body's shape: 413 beyond `maxItems`, 400 naming the first bad fields. */

@@ -33,7 +33,13 @@ export async function startRewardServer(
     port: address.port,
     close() {
       closing ??= (async () => {
-        await server.app.close();
+        // Fastify stops accepting (503 to new requests) and closes idle keep-alive connections; once the score
+        // requests in flight are answered, every connection left is idle (some clients open spare ones that never
+        // carry a request, which Node does not count as idle), so they are closed rather than waited out.
+        const closed = server.app.close();
+        await server.idle();
+        server.app.server.closeAllConnections();
+        await closed;
         if (!keepPool) await closeSharedPool();
       })();
       return closing;
