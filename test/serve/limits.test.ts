@@ -5,6 +5,7 @@
  * opens its gate, so nothing depends on timing). Every refusal leaves the server serving.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import fc from "fast-check";
 import type { RunningRewardServer } from "../../src/serve/index.js";
 import { gate, get, metric, post, start, testRegistry, until } from "./helpers.js";
 
@@ -46,6 +47,34 @@ describe("400: bad JSON and bad shapes", () => {
     expect(res.body.error.code).toBe("bad-request");
     expect(res.body.error.issues.map((i: { path: string }) => i.path)).toContain(field);
     expect(res.body.error.message).toContain(field);
+  });
+
+  it("arbitrary JSON bodies and item-like objects get 200, 400 or 413, never a 500 (property)", async () => {
+    const s = await serve({ maxItems: 4, rewards: testRegistry(Promise.resolve()).registry });
+    const itemLike = fc.record(
+      {
+        reward: fc.oneof(fc.constantFrom("echo", "throws", "nope"), fc.jsonValue()),
+        task: fc.constantFrom("addition", "nope"),
+        options: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
+        completion: fc.oneof(fc.string(), fc.jsonValue()),
+        example: fc.oneof(fc.record({ gold: fc.jsonValue() }), fc.jsonValue()),
+      },
+      { requiredKeys: [] },
+    );
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ items: fc.array(fc.oneof(itemLike, fc.jsonValue()), { maxLength: 6 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const res = await post(s, "/v1/score", b);
+        expect([200, 400, 413]).toContain(res.status);
+        if (res.status === 200) expect(res.body.results).toHaveLength((b as { items: unknown[] }).items.length);
+        else expect(typeof res.body.error.message).toBe("string");
+      }),
+      { numRuns: 150, seed: 42 },
+    );
+    expect((await get(s, "/healthz")).status).toBe(200);
   });
 
   it("an empty batch is fine and answers an empty list", async () => {

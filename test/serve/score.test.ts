@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { closeSharedPool, rewards } from "../../src/rewards/index.js";
 import { tasks } from "../../src/tasks/index.js";
 import { toScored, type RunningRewardServer } from "../../src/serve/index.js";
-import { gate, post, start, testRegistry } from "./helpers.js";
+import { gate, get, metric, post, start, testRegistry } from "./helpers.js";
 
 /** Rewards whose scoring runs a simulator for seconds; the sandbox is exercised by sirl instead. */
 const SLOW = new Set(["mpc-car-improved", "mpc-car-driving", "kernel-correct", "kernel-speed"]);
@@ -57,6 +57,10 @@ describe("POST /v1/score equals in-process scoring", () => {
     expect(res.body.results[mathGold].score).toBe(1);
     const sirlGold = items.findIndex((i) => i.reward === "sirl");
     expect(res.body.results[sirlGold].score).toBe(rewards.get("sirl").maxScore);
+    // The code-running reward ran in the sandbox worker pool, which /metrics reads without starting one.
+    const m = (await get(server, "/metrics")).text;
+    expect(metric(m, "rlvr_sandbox_spawned_total")).toBeGreaterThanOrEqual(1);
+    expect(metric(m, "rlvr_sandbox_workers")).toBeGreaterThanOrEqual(1);
   });
 
   it("options and prompt/tokens reach the reward", async () => {
