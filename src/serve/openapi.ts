@@ -83,7 +83,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
               ...json("ErrorResponse", "the concurrency limit is reached; retry after Retry-After seconds"),
               headers: { "Retry-After": { schema: { type: "integer" } } },
             },
-            "503": json("ErrorResponse", "the server is shutting down"),
+            // Fastify answers this itself while closing, with its own body ({error, message, statusCode}).
+            "503": { description: "the server is shutting down" },
           },
         },
       },

@@ -72,7 +72,7 @@ export const itemErrorSchema = z.object({
 /** `POST /v1/score` answer: one result per item, in request order. */
 export const scoreResponseSchema = z.object({ results: z.array(z.union([scoredSchema, itemErrorSchema])) });
 
-/** The error body of every non-2xx answer (400, 401, 404, 413, 415, 429, 500, 503). */
+/** The error body of every non-2xx answer but 503 (400, 401, 404, 413, 415, 429, 500). */
 export const errorResponseSchema = z.object({
   error: z.object({
     code: z.string().describe("machine-readable reason, e.g. bad-request, unauthorized, too-busy"),

@@ -68,7 +68,7 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
   const idle = () => (active === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
 
   app.addHook("onRequest", async (req, reply) => {
-    if (options.token === undefined || req.url === "/healthz") return;
+    if (options.token === undefined || req.url.split("?")[0] === "/healthz") return;
     if (!tokenMatches(req.headers.authorization, options.token)) {
       reply.header("www-authenticate", "Bearer");
       throw new HttpError(401, "unauthorized", "this server needs `Authorization: Bearer <token>`");
@@ -168,7 +168,6 @@ function toHttpError(err: FastifyError | HttpError): HttpError {
   const status = err.statusCode ?? 500;
   if (status === 413) return new HttpError(413, "body-too-large", err.message);
   if (status === 415) return new HttpError(415, "unsupported-media-type", err.message);
-  if (status === 503) return new HttpError(503, "shutting-down", err.message);
   if (status >= 400 && status < 500) {
     const bad = err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY";
     return new HttpError(status, bad ? "bad-json" : "bad-request", `body: ${err.message}`);
