@@ -20,6 +20,16 @@ export type { AdvantageOptions } from "./advantage-options.js";
 /** Std below this counts as zero (§1.7). */
 export const ZERO_STD = 1e-8;
 
+/**
+ * The one zero-variance test (§1.7): a group's scored rewards (nulls left out) have at least two members and a sample
+ * standard deviation ≤ ZERO_STD. Every estimator, the group statistics and the keep/drop/resample selection
+ * (`isInformative` in zero-std.ts) use it.
+ */
+export function isZeroStd(group: readonly (number | null)[]): boolean {
+  const { n, ss } = moments(group.filter((r): r is number => r !== null));
+  return n >= 2 && Math.sqrt(ss / (n - 1)) <= ZERO_STD;
+}
+
 /** What `computeAdvantages` returns; nested arrays mirror the input groups. */
 export interface AdvantageResult {
   /** A_i per completion (0 for nulls, singletons, zero-std groups). For batch estimators with per-token returns, the mean over its tokens. */
@@ -76,9 +86,7 @@ export function zScoreBatchStd(
   const { n, ss } = moments(groups.flat().filter((r): r is number => r !== null));
   const sigma = n > 1 ? Math.sqrt(ss / (std === "sample" ? n - 1 : n)) : 0;
   return groups.map((g) => {
-    const scored = moments(g.filter((r): r is number => r !== null));
-    const groupZeroStd = scored.n >= 2 && Math.sqrt(scored.ss / (scored.n - 1)) <= ZERO_STD;
-    if (sigma <= ZERO_STD || groupZeroStd) return g.map(() => 0);
+    if (sigma <= ZERO_STD || isZeroStd(g)) return g.map(() => 0);
     return meanOnly(g).map((a) => a / (sigma + eps));
   });
 }
@@ -146,31 +154,49 @@ function checkInput(
 ): void {
   if (!Array.isArray(rewards as unknown) || rewards.some((g) => !Array.isArray(g as unknown)))
     throw new TypeError("computeAdvantages: rewards must be an array of groups (arrays)");
-  let total = 0;
-  let nulls = 0;
   rewards.forEach((g, gi) =>
     g.forEach((r, i) => {
-      total++;
-      if (r === null) {
-        nulls++;
-        if (o.onNull === "error")
-          throw new NullRewardError(
-            `unscorable reward at group ${gi}, completion ${i}${o.context ? ` (${o.context})` : ""} and onNull is "error"`,
-          );
-      } else if (typeof r !== "number" || !Number.isFinite(r)) {
+      if (r !== null && (typeof r !== "number" || !Number.isFinite(r))) {
         throw new TypeError(
           `computeAdvantages: reward at group ${gi}, completion ${i} is ${String(r)}; use null for unscorable`,
         );
       }
     }),
   );
-  if (total > 0 && nulls / total > o.maxNullFrac) {
-    throw new NullRewardError(
-      `${nulls} of ${total} completions are unscorable (${((100 * nulls) / total).toFixed(1)}% > maxNullFrac ${o.maxNullFrac})${o.context ? ` (${o.context})` : ""}: the checker is probably broken`,
-    );
-  }
+  checkNullRewards(rewards, o);
   if (o.lengths && (o.lengths.length !== rewards.length || o.lengths.some((l, g) => l.length !== rewards[g]!.length))) {
     throw new TypeError("computeAdvantages: lengths must have the same nested shape as rewards");
+  }
+}
+
+/**
+ * The null-reward policy (§1.6), the one implementation the trainer and `computeAdvantages` share: with
+ * `onNull: "error"` any null throws; otherwise more than `maxNullFrac` of the step's completions being null throws
+ * (a broken checker, not a hard batch). `context` is added to the message (e.g. the task and the first failure).
+ */
+export function checkNullRewards(
+  rewards: readonly (readonly (number | null)[])[],
+  o: { onNull: "exclude" | "error"; maxNullFrac: number; context?: string | undefined },
+): void {
+  const where = o.context ? ` (${o.context})` : "";
+  let total = 0;
+  let nulls = 0;
+  rewards.forEach((g, gi) =>
+    g.forEach((r, i) => {
+      total++;
+      if (r !== null) return;
+      nulls++;
+      if (o.onNull === "error") {
+        throw new NullRewardError(`unscorable reward at group ${gi}, completion ${i}${where} and onNull is "error"`);
+      }
+    }),
+  );
+  if (total > 0 && nulls / total > o.maxNullFrac) {
+    const share = `${nulls} of ${total} completions are unscorable`;
+    const pct = ((100 * nulls) / total).toFixed(1);
+    throw new NullRewardError(
+      `${share} (${pct}% > maxNullFrac ${o.maxNullFrac})${where}: the checker is probably broken`,
+    );
   }
 }
 
@@ -208,11 +234,9 @@ export function computeAdvantages(
   let multi = 0;
   let singletons = 0;
   for (const g of rewards) {
-    const scored = g.filter((r): r is number => r !== null);
-    const { n, ss } = moments(scored);
-    if (n <= 1) singletons++;
+    if (g.filter((r) => r !== null).length <= 1) singletons++;
     else multi++;
-    zeroStdGroups.push(n >= 2 && Math.sqrt(ss / (n - 1)) <= ZERO_STD);
+    zeroStdGroups.push(isZeroStd(g));
   }
 
   let advantages: number[][];

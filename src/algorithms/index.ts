@@ -9,6 +9,8 @@ export * from "./reward-shaping.js";
 export * from "./advantage-options.js";
 export {
   computeAdvantages,
+  isZeroStd,
+  checkNullRewards,
   zScore,
   meanOnly,
   rloo,

@@ -3,15 +3,12 @@
  * DAPO's dynamic sampling (`resample`). The generation loop itself lives in the trainer; these functions say which
  * groups are informative, which to keep in generation order, and whether to generate another batch.
  */
-import { ZERO_STD } from "./advantages.js";
+import { isZeroStd } from "./advantages.js";
 import { ALGORITHM_DEFAULTS } from "./schema.js";
 
 /** A group is informative when it has at least two scored members with non-zero spread. */
 export function isInformative(group: readonly (number | null)[]): boolean {
-  const xs = group.filter((r): r is number => r !== null);
-  if (xs.length < 2) return false;
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) > ZERO_STD;
+  return group.filter((r) => r !== null).length >= 2 && !isZeroStd(group);
 }
 
 /**

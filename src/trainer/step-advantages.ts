@@ -6,7 +6,14 @@
  * that name the task and the checker (§1.6).
  */
 import { ConfigError } from "../util/index.js";
-import { advantageMetrics, isInformative, type Algorithm, type CompletionNumbers } from "../algorithms/index.js";
+import {
+  advantageMetrics,
+  checkNullRewards,
+  isInformative,
+  NullRewardError,
+  type Algorithm,
+  type CompletionNumbers,
+} from "../algorithms/index.js";
 import type { Rollout, RolloutGroup } from "../rollout/types.js";
 import type { Task } from "../tasks/types.js";
 import type { AlgorithmConfig } from "./config.js";
@@ -22,24 +29,27 @@ export function shapeRewards(groups: readonly RolloutGroup[], algorithm: Algorit
   }
 }
 
-/** Enforces `nulls.onNull` and `nulls.maxNullFrac` (§1.6); the error names the task and the checker's message. */
+/**
+ * Enforces `nulls.onNull` and `nulls.maxNullFrac` (§1.6) with the algorithm's one rule (`checkNullRewards`); the
+ * error is a ConfigError naming the task, its checkers and the first unscorable completion's message.
+ */
 export function checkNulls(
   groups: readonly RolloutGroup[],
   nulls: AlgorithmConfig["nulls"],
   task: Pick<Task, "name" | "terms">,
 ): void {
-  const all = groups.flatMap((g) => g.rollouts);
-  const bad = all.filter((r) => r.reward === null);
-  if (bad.length === 0) return;
-  const why = (r: Rollout) => `example ${r.exampleId}: ${String(r.rewardInfo?.error ?? "checker returned null")}`;
-  const checkers = task.terms.map((t) => t.reward).join(", ");
-  const where = `in task ${task.name} (checkers ${checkers})`;
-  if (nulls.onNull === "error") {
-    throw new ConfigError(`unscorable completion (nulls.onNull = "error") ${where}: ${why(bad[0]!)}`);
-  }
-  if (bad.length / all.length > nulls.maxNullFrac) {
-    const share = `${bad.length} of ${all.length} completions are unscorable`;
-    throw new ConfigError(`${share} (> nulls.maxNullFrac = ${nulls.maxNullFrac}) ${where}; first: ${why(bad[0]!)}`);
+  const bad = groups.flatMap((g) => g.rollouts).find((r) => r.reward === null);
+  if (!bad) return;
+  const why = `example ${bad.exampleId}: ${String(bad.rewardInfo?.error ?? "checker returned null")}`;
+  const context = `task ${task.name}, checkers ${task.terms.map((t) => t.reward).join(", ")}; first: ${why}`;
+  try {
+    checkNullRewards(
+      groups.map((g) => g.rollouts.map((r) => r.reward)),
+      { ...nulls, context },
+    );
+  } catch (err) {
+    if (err instanceof NullRewardError) throw new ConfigError(err.message);
+    throw err;
   }
 }
 
