@@ -5,27 +5,20 @@
  * result to its rollout records.
  *
  * Departure: L_c is `bufferFrac · L_max` (DAPO gives 4096 of 20480) rather than a token count. The reward checker
- * "overlong" in src/rewards/length.ts computes the same ramp for external trainers (rewards may not import this
- * layer), with the same name, signature and values; a property test pins the two to each other.
+ * "overlong" in src/rewards/length.ts exposes the same ramp to external trainers; both call the one formula,
+ * `overlongRamp` in src/util/overlong.ts (rewards may not import this layer, nor this layer rewards).
  */
+import { overlongRamp, type OverlongRamp } from "../util/overlong.js";
 
 /** Lengths of the overlong ramp in tokens: L_max (`maxLen`), L_c (`cache`), and a scale (`factor`, default 1). */
-export interface OverlongLengths {
-  maxLen: number;
-  cache: number;
-  factor?: number;
-}
+export type OverlongLengths = OverlongRamp;
 
 /**
  * DAPO soft overlong punishment (§8.4, DAPO eq. 13): 0 up to L_max − L_c, then linear to −factor at L_max, −factor
  * beyond; L_c = 0 is a hard cut-off. Same name, signature and values as the "overlong" reward checker.
  */
 export function overlongPenalty(length: number, o: OverlongLengths): number {
-  const factor = o.factor ?? 1;
-  const start = o.maxLen - o.cache;
-  if (length <= start) return 0;
-  if (length > o.maxLen || o.cache === 0) return -factor;
-  return ((start - length) / o.cache) * factor;
+  return overlongRamp(length, o);
 }
 
 /** What reward shaping reads of one completion. */

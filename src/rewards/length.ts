@@ -5,6 +5,7 @@
  * progress is clamped to [0,1] so long outputs cannot wrap back to the best value; `preset: "openRs"` restores it.
  */
 import { z } from "zod";
+import { overlongRamp } from "../util/overlong.js";
 import { ConfigError } from "../util/index.js";
 import type { RewardResult, RewardSpec } from "./types.js";
 import { checkMath, mathOptions, type MathGold } from "./math/reward.js";
@@ -91,13 +92,10 @@ export const overlongOptions = z
 /** Parsed overlong options. */
 export type OverlongOptions = z.output<typeof overlongOptions>;
 
-/** DAPO eq. 13: 0 up to Lmax−Lcache, linear to −1 at Lmax, −1 beyond (times `factor`). */
+/** DAPO eq. 13: 0 up to Lmax−Lcache, linear to −1 at Lmax, −1 beyond (times `factor`); the shared `overlongRamp`. */
 export function overlongPenalty(length: number, o: OverlongOptions): number {
   if (o.cache > o.maxLen) throw new ConfigError(`overlong: cache ${o.cache} > maxLen ${o.maxLen}`);
-  const start = o.maxLen - o.cache;
-  if (length <= start) return 0;
-  if (length > o.maxLen || o.cache === 0) return -o.factor;
-  return ((start - length) / o.cache) * o.factor;
+  return overlongRamp(length, o);
 }
 
 /** "overlong": DAPO's soft overlong punishment on the sampler's token count (full score is 0). */
