@@ -19,11 +19,13 @@
  * Environment: BENCH_LEARN_TASKS (comma list), BENCH_SEED_LIST (e.g. 100,101,102), BENCH_SPLIT (final | tune),
  * BENCH_LEARN_JOBS (parallel jobs, default the core count), BENCH_LEARN_OUT (work folder, default
  * runs/bench-learn), BENCH_LEARN_NO_SFT_ARM=1 (skip the more-SFT arm), BENCH_LEARN_LR / _STEPS / _BETA /
- * _SFT_STEPS / _CREDIT (override the settings of every task, for tuning), BENCH_LEARN_SMOKE=1 (tiny plumbing run).
+ * _SFT_STEPS / _CREDIT (override the settings of every task, for tuning), BENCH_LEARN_SMOKE=1 (tiny plumbing run),
+ * BENCH_LEARN_REPORT_ONLY=1 (run nothing: summarise the result files already in the newest work folder of each task
+ * and seed, e.g. of an interrupted run; seeds missing an arm are listed and left out).
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -127,6 +129,27 @@ async function runAll(): Promise<JobResult[]> {
   return results;
 }
 
+/** The result files already on disk: for each (task, seed), the newest work folder's `<kind>.json` files. */
+function readResults(): JobResult[] {
+  const out: JobResult[] = [];
+  const folders = existsSync(OUT) ? readdirSync(OUT) : [];
+  for (const task of TASK_NAMES) {
+    for (const seed of SEEDS) {
+      const mine = folders
+        .filter((f) => f.startsWith(`${task}-${seed}-`))
+        .map((f) => join(OUT, f))
+        .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+      if (mine.length === 0) continue;
+      console.error(`bench:learn report: ${task} seed ${seed} from ${mine[0]}`);
+      for (const kind of ["sft", "rl", "control", "sftMore"] as const) {
+        const f = join(mine[0]!, `${kind}.json`);
+        if (existsSync(f)) out.push(JSON.parse(readFileSync(f, "utf8")) as JobResult);
+      }
+    }
+  }
+  return out;
+}
+
 const pts = (x: number) => (x * 100).toFixed(1);
 const passText = (r: JobResult) =>
   Object.entries(r.pass)
@@ -137,13 +160,22 @@ async function main(): Promise<void> {
   console.error(
     `bench:learn: ${TASK_NAMES.join(", ")} × seeds ${SEEDS.join(",")} on the ${SPLIT} split, ${PARALLEL} jobs at a time, work folder ${OUT}`,
   );
-  const results = await runAll();
+  const results = process.env.BENCH_LEARN_REPORT_ONLY === "1" ? readResults() : await runAll();
   const summary: string[] = [];
   let pass = true;
+  let partial = false;
   for (const task of TASK_NAMES) {
     const get = (kind: JobSpec["kind"], seed: number) =>
       results.find((r) => r.task === task && r.kind === kind && r.seed === seed);
-    const seeds = SEEDS.map((seed) => {
+    const complete = SEEDS.filter((seed) => get("sft", seed) && get("rl", seed) && get("control", seed));
+    const missing = SEEDS.filter((seed) => !complete.includes(seed));
+    partial ||= missing.length > 0;
+    if (missing.length > 0) summary.push(`${task}: seeds ${missing.join(",")} lack an arm and are left out (PARTIAL)`);
+    if (complete.length === 0) {
+      pass = false;
+      continue;
+    }
+    const seeds = complete.map((seed) => {
       const start = get("sft", seed)!,
         rl = get("rl", seed)!,
         control = get("control", seed)!,
@@ -188,7 +220,8 @@ async function main(): Promise<void> {
     );
   }
   for (const s of summary) console.log(s);
-  console.log(`bench:learn ${pass ? "PASS" : "FAIL"}`);
+  const verdict = pass ? "PASS" : "FAIL";
+  console.log(`bench:learn ${partial ? `PARTIAL (${verdict} on the seeds that have every arm)` : verdict}`);
 }
 
 await main();
