@@ -196,11 +196,11 @@ export function binary(
   shape: readonly number[],
 ): void {
   if (a.length === out.length && b.length === out.length && isContiguous(sa, shape) && isContiguous(sb, shape)) {
-    binaryRow(op, a, 0, 1, b, 0, 1, out, 0, out.length);
+    BINARY[op].row(a, 0, 1, b, 0, 1, out, 0, out.length);
     return;
   }
   forEachRow(shape, [sa, sb, contiguousStrides(shape)], [0, 0, 0], (oa, ob, oo, _o3, n, ia, ib) =>
-    binaryRow(op, a, oa, ia, b, ob, ib, out, oo, n),
+    BINARY[op].row(a, oa, ia, b, ob, ib, out, oo, n),
   );
 }
 
@@ -320,22 +320,6 @@ const BINARY: { [K in BinaryOp]: BinaryKernel } = {
     gradRow: extremumGradRow(false),
   },
 };
-
-/** One row of a binary op: out[oo + j] = a[oa + j ia] op b[ob + j ib]. */
-function binaryRow(
-  op: BinaryOp,
-  a: Float32Array,
-  oa: number,
-  ia: number,
-  b: Float32Array,
-  ob: number,
-  ib: number,
-  out: Float32Array,
-  oo: number,
-  n: number,
-): void {
-  BINARY[op].row(a, oa, ia, b, ob, ib, out, oo, n);
-}
 
 /** Gradient of a broadcasting binary op, reduced onto each input's layout (see Kernels.binaryBackward). */
 export function binaryBackward(
