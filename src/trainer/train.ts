@@ -315,9 +315,8 @@ function epochOrder(n: number, seed: number, epoch: number): number[] {
 
 /** A resumed run must use the recipe it was started with (train.steps may grow); otherwise a ConfigError. */
 function assertSameRecipe(run: RunDir, config: TrainConfig): void {
-  const strip = (c: unknown) =>
-    JSON.stringify({ ...(c as TrainConfig), train: { ...(c as TrainConfig).train, steps: 0 } });
-  if (strip(run.readConfig()) !== strip(config)) {
+  run.readConfig(); // an unreadable config.json keeps its own error
+  if (!run.sameRecipe(config)) {
     throw new ConfigError(
       `run folder ${run.root} was started with a different recipe; resume it with the same recipe, ` +
         "or start over (--no-resume --overwrite) or use another name",
