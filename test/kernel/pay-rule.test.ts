@@ -98,6 +98,7 @@ describe("speedScore", () => {
     medianVsBaseline: 1,
     medianVsControl: 1,
     control: 1,
+    candidateGap: 1,
     band: 1.1,
     iterations: 30,
   });

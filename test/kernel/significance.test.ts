@@ -46,13 +46,13 @@ describe("median", () => {
 describe("decideSpeedup", () => {
   it("calls identical times noise, with bounds of exactly 1", () => {
     const t = Array.from({ length: 20 }, (_, i) => 1e6 + i * 1000);
-    const s = decideSpeedup(t, t, t, O, 1);
+    const s = decideSpeedup([t, t], [t], O, 1);
     expect(s).toMatchObject({ verdict: "noise", lower: 1, upper: 1, control: 1, band: 1.1, iterations: 20 });
   });
 
   it("pays a 1.5x candidate under 5% jitter, and its lower bound is near 1.5", () => {
     const { b1, b2, c } = times(30, 1.5, 0.05, 2);
-    const s = decideSpeedup(b1, b2, c, O, 3);
+    const s = decideSpeedup([b1, b2], [c], O, 3);
     expect(s.verdict).toBe("faster");
     expect(s.lower).toBeGreaterThan(1.35);
     expect(s.lower).toBeLessThan(1.5);
@@ -61,18 +61,18 @@ describe("decideSpeedup", () => {
 
   it("calls a 2x slower candidate slower", () => {
     const { b1, b2, c } = times(30, 0.5, 0.05, 4);
-    expect(decideSpeedup(b1, b2, c, O, 5).verdict).toBe("slower");
+    expect(decideSpeedup([b1, b2], [c], O, 5).verdict).toBe("slower");
   });
 
   it("widens the band to the measured baseline-against-baseline difference", () => {
     // The two baseline isolates differ by 30%: a 1.2x candidate is inside that noise, though outside deadBand.
     const { b1, b2, c } = times(40, 1.2, 0.01, 6, 1 / 1.3);
-    const s = decideSpeedup(b1, b2, c, O, 7);
+    const s = decideSpeedup([b1, b2], [c], O, 7);
     expect(s.control).toBeGreaterThan(1.25);
     expect(s.band).toBeCloseTo(s.control, 12);
     expect(s.verdict).toBe("noise");
     // Against a quiet control the same candidate is paid.
-    const quiet = decideSpeedup(b1, b1, c, O, 7);
+    const quiet = decideSpeedup([b1, b1], [c], O, 7);
     expect(quiet.band).toBe(1.1);
     expect(quiet.verdict).toBe("faster");
   });
@@ -80,25 +80,91 @@ describe("decideSpeedup", () => {
   it("requires the candidate to beat both baseline isolates", () => {
     // 1.5x faster than the first baseline isolate but no faster than the second.
     const { b1, c } = times(30, 1.5, 0.02, 8);
-    const s = decideSpeedup(b1, c, c, { ...O, deadBand: 0.1 }, 9);
+    const s = decideSpeedup([b1, c], [c], { ...O, deadBand: 0.1 }, 9);
     expect(s.medianVsBaseline).toBeGreaterThan(1.4);
     expect(s.medianVsControl).toBe(1);
     expect(s.verdict).toBe("noise");
   });
 
+  it("calls an equal candidate noise when one of its two isolates is biased slow (the CI case)", () => {
+    // Baselines and the first candidate isolate are equal; the second candidate isolate runs 26% slow throughout,
+    // as a deoptimised or collector-hit isolate does. One isolate alone would be "slower" (median 0.79).
+    const { b1, b2, c } = times(30, 1, 0.02, 20);
+    const slowIsolate = c.map((x) => x * 1.26);
+    expect(decideSpeedup([b1, b2], [slowIsolate], O, 21).verdict).toBe("slower");
+    const s = decideSpeedup([b1, b2], [c, slowIsolate], O, 21);
+    expect(s.candidateGap).toBeLessThan(1 / 1.2);
+    expect(s.band).toBeCloseTo(1 / s.candidateGap, 12);
+    expect(s.verdict).toBe("noise");
+    // The mirror: one isolate biased fast is not paid either.
+    const fastIsolate = c.map((x) => x / 1.26);
+    expect(decideSpeedup([b1, b2], [fastIsolate], O, 22).verdict).toBe("faster");
+    expect(decideSpeedup([b1, b2], [c, fastIsolate], O, 22).verdict).toBe("noise");
+  });
+
+  it("pays and penalises a real difference seen in both candidate isolates", () => {
+    const { b1, b2, c } = times(30, 1.5, 0.03, 23);
+    const c2 = times(30, 1.5, 0.03, 24).c;
+    const fast = decideSpeedup([b1, b2], [c, c2], O, 25);
+    expect(fast.verdict).toBe("faster");
+    expect(fast.lower).toBeGreaterThan(1.3);
+    // every one of the four (baseline, candidate) pairs is at least the bound's statistic
+    expect(Math.min(fast.medianVsBaseline, fast.medianVsControl)).toBeGreaterThanOrEqual(fast.lower);
+    const slow = decideSpeedup([b1, b2], [c.map((x) => x * 3), c2.map((x) => x * 3)], O, 25);
+    expect(slow.verdict).toBe("slower");
+    expect(slow.upper).toBeLessThan(0.6);
+  });
+
+  it("rejects candidate lists of different lengths", () => {
+    expect(() =>
+      decideSpeedup(
+        [
+          [1, 2],
+          [1, 2],
+        ],
+        [
+          [1, 2],
+          [1, 2, 3],
+        ],
+        O,
+        0,
+      ),
+    ).toThrow(/every list/);
+  });
+
   it("is not moved by a few huge stalls of the baseline (the mean of ratios would be)", () => {
     const { b1, b2, c } = times(31, 1, 0.03, 10);
     for (const i of [3, 17, 25]) b1[i] = b1[i]! * 200; // three scheduler stalls during baseline calls
-    const s = decideSpeedup(b1, b2, c, O, 11);
+    const s = decideSpeedup([b1, b2], [c], O, 11);
     expect(s.verdict).toBe("noise");
     const meanOfRatios = b1.reduce((acc, b, i) => acc + b / c[i]!, 0) / b1.length;
     expect(meanOfRatios).toBeGreaterThan(10);
   });
 
   it("rejects bad parameters and too few pairs with a clear error", () => {
-    expect(() => decideSpeedup([1], [1], [1], O, 0)).toThrow(/≥ 2 paired times/);
-    expect(() => decideSpeedup([1, 2], [1, 2], [1, 2], { ...O, confidence: 1 }, 0)).toThrow(/confidence/);
-    expect(() => decideSpeedup([1, 2], [1, 2], [1, 2], { ...O, deadBand: -1 }, 0)).toThrow(/deadBand/);
+    expect(() => decideSpeedup([[1], [1]], [[1]], O, 0)).toThrow(/≥ 2 paired times/);
+    expect(() =>
+      decideSpeedup(
+        [
+          [1, 2],
+          [1, 2],
+        ],
+        [[1, 2]],
+        { ...O, confidence: 1 },
+        0,
+      ),
+    ).toThrow(/confidence/);
+    expect(() =>
+      decideSpeedup(
+        [
+          [1, 2],
+          [1, 2],
+        ],
+        [[1, 2]],
+        { ...O, deadBand: -1 },
+        0,
+      ),
+    ).toThrow(/deadBand/);
   });
 });
 
@@ -115,7 +181,8 @@ describe("decideSpeedup properties", () => {
         const b1 = ps.map(([t]) => t);
         const c = ps.map(([t, x]) => t / band ** x);
         const b2 = ps.map(([t, x, y]) => (t / band ** x) * band ** y);
-        expect(decideSpeedup(b1, b2, c, O, seed).verdict).toBe("noise");
+        expect(decideSpeedup([b1, b2], [c], O, seed).verdict).toBe("noise");
+        expect(decideSpeedup([b1, b2], [c, b2], O, seed).verdict).toBe("noise");
       }),
       { numRuns: 60, seed: 112 },
     );
@@ -125,9 +192,9 @@ describe("decideSpeedup properties", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1000 }), fc.double({ min: 0.3, max: 3, noNaN: true }), (seed, f) => {
         const { b1, c } = times(21, f, 0.02, seed);
-        const s = decideSpeedup(b1, b1, c, O, seed);
-        expect(decideSpeedup(b1, b1, c, O, seed)).toEqual(s);
-        const swapped = decideSpeedup(c, c, b1, O, seed).verdict;
+        const s = decideSpeedup([b1, b1], [c], O, seed);
+        expect(decideSpeedup([b1, b1], [c], O, seed)).toEqual(s);
+        const swapped = decideSpeedup([c, c], [b1], O, seed).verdict;
         expect(swapped).toBe(s.verdict === "faster" ? "slower" : s.verdict === "slower" ? "faster" : "noise");
       }),
       { numRuns: 40, seed: 113 },

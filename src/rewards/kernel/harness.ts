@@ -3,8 +3,8 @@
  * `benchmarking_offline.py`, `zero_one_correctness_check.py` and KernelBench's checks; issue 11). Backend-neutral.
  *
  * Order of work for one candidate:
- * 1. static screen (#10); load the candidate, the baseline and a control (a second baseline) into their own fresh
- *    realms (#8), each realm's Math.random seeded by a one-way hash of the evaluation seed;
+ * 1. static screen (#10); load the baseline, a control (a second baseline) and the candidate twice into their own
+ *    fresh realms (#8), each realm's Math.random seeded by a one-way hash of the evaluation seed;
  * 2. exact probe: {0,1} inputs, output must equal the float64 reference exactly (#1);
  * 3. tolerance probe: normal inputs, allclose(rtol 1e-4, atol 1e-5·√k) (#2);
  * 4. structural probes (probes.ts): zero, identity, near-identity, sparse and diagonal operands, non-square and
@@ -12,12 +12,12 @@
  * 5. warm-up, then timed iterations: fresh inputs per iteration from a stream keyed by SHA-256 of the evaluation
  *    seed and the iteration (so no kernel can predict the next input from the last), identical copies for all three
  *    kernels, C pre-filled with garbage, canaries around every operand (#4), a random layout, order [baseline,
- *    control, candidate] shuffled each iteration. EVERY timed candidate call is verified afterwards: inputs and
+ *    control, candidate, candidate2] shuffled each iteration. EVERY timed candidate call is verified afterwards: inputs and
  *    canaries unchanged (#5), C within tolerance of the reference (#3: the spot-check rate is 100%); a returned
  *    thenable fails (#6); per-call limit 20× the baseline median (or 2 s before it is known).
  * Times are measured by the backend's trusted clock around one synchronous call; the median cost of an empty call
  * through the same path is subtracted. Nothing is clamped: a candidate call no slower than an empty call flags the
- * run `suspicious`. S is the mean over paired iterations of baseline time / candidate time (paper eq. 2);
+ * run `suspicious`. S is the mean over paired iterations of baseline time / candidate time (paper eq. 2; the candidate time is the mean of its two isolates' calls);
  * "ratioOfMeans" (CUDA-L2 code) and "medianOfRatios" are options. Whether S is paid is decided by the pay rule of
  * significance.ts. Departure: above `capSpeedup` the run is flagged `suspicious` (and not paid), not re-timed.
  */
@@ -208,7 +208,9 @@ export function evaluateKernel(
   return ev;
 }
 
-type Who = "candidate" | "baseline" | "control";
+/** The four timed isolates: two copies of the baseline and two of the candidate (significance.ts says why). */
+type Who = "baseline" | "control" | "candidate" | "candidate2";
+const isCandidate = (who: Who) => who === "candidate" || who === "candidate2";
 
 /** One timed call of `kernel` on `input`: place (untimed), call (timed), and for the candidate a read-back. */
 function callOnce(
@@ -219,7 +221,7 @@ function callOnce(
 ): { ns: number; out: Float32Array[] | null } {
   kernel.place(input);
   const t = kernel.timedCall(limitMs);
-  if (who !== "candidate") {
+  if (!isCandidate(who)) {
     if (t.error) throw new InfraFailure(`the ${who} failed: ${t.error}`);
     return { ns: t.ns, out: null };
   }
@@ -275,28 +277,31 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
   }
   probeRealm.dispose();
   const cand = k.loadCandidate("candidate");
+  const cand2 = k.loadCandidate("candidate2");
+  const kernelOf: Record<Who, LoadedKernel> = {
+    baseline: k.baseline,
+    control: k.control,
+    candidate: cand,
+    candidate2: cand2,
+  };
 
   // 5. JIT warm-up (same input, back to back; outputs unused), then timed warm-up and measurement.
   const jit = randomInput(rngFor("jit"), shape, "normal", o.canary, "the JIT warm-up");
-  for (const [who, kernel] of [
-    ["baseline", k.baseline],
-    ["control", k.control],
-    ["candidate", cand],
-  ] as const) {
+  for (const [who, kernel] of Object.entries(kernelOf) as [Who, LoadedKernel][]) {
     kernel.place(jit);
     for (let i = 0; i < p.warmupCalls; i++) {
       const t = kernel.timedCall(2000);
-      if (t.error && who !== "candidate") throw new InfraFailure(`the ${who} failed: ${t.error}`);
+      if (t.error && !isCandidate(who)) throw new InfraFailure(`the ${who} failed: ${t.error}`);
       if (t.error) throw new GateFailure(`${/timed out/i.test(t.error) ? "per-call-limit" : "runs"}: ${t.error}`);
       if (t.thenable) throw new GateFailure("synchronous: the kernel returned a thenable");
     }
   }
   const overhead: number[] = [];
-  for (let i = 0; i < 64; i++) overhead.push(k.baseline.timedNoop(), k.control.timedNoop(), cand.timedNoop());
+  for (let i = 0; i < 64; i++) for (const kernel of Object.values(kernelOf)) overhead.push(kernel.timedNoop());
   const overheadNs = median(overhead);
   ev.overheadMs = overheadNs / 1e6;
   let limitMs = 2000;
-  const times: Record<Who, number[]> = { baseline: [], control: [], candidate: [] };
+  const times: Record<Who, number[]> = { baseline: [], control: [], candidate: [], candidate2: [] };
   let floorHits = 0;
   let iteration = 0;
   const phase = (ms: number, minIters: number, maxIters: number) => {
@@ -306,14 +311,13 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
       const rng = rngFor(`timed:${iteration++}`);
       const input = randomInput(rng, shape, "normal", o.canary, "a timed call");
       const ref = referenceMatmul(view(input, "a"), view(input, "b"), shape);
-      const order = rng.shuffle(["baseline", "control", "candidate"] as Who[]);
+      const order = rng.shuffle(["baseline", "control", "candidate", "candidate2"] as Who[]);
       for (const who of order) {
-        const kernel = who === "baseline" ? k.baseline : who === "control" ? k.control : cand;
-        const r = callOnce(kernel, input, who === "candidate" ? limitMs : 2000, who);
+        const r = callOnce(kernelOf[who], input, isCandidate(who) ? limitMs : 2000, who);
         if (r.out) checkCall(input, r.out, o, "tolerance", ref); // every timed candidate call, no sampling
         times[who].push(r.ns - overheadNs);
       }
-      if (times.candidate.at(-1)! <= 0) floorHits++;
+      if (times.candidate.at(-1)! <= 0 || times.candidate2.at(-1)! <= 0) floorHits++;
     }
   };
   phase(p.warmupMs, 2, p.maxIters);
@@ -322,7 +326,7 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
   for (const t of Object.values(times)) t.length = 0;
   floorHits = 0;
   phase(p.measureMs, Math.max(2, p.minIters), p.maxIters);
-  const n = times.candidate.length;
+  const n = 2 * times.candidate.length;
   ev.verifiedCalls = n;
   pass("every-timed-call-verified", `${n} of ${n} timed candidate calls checked (inputs, canaries, C)`);
   pass("canaries", `${o.canary} elements each side`);
@@ -336,7 +340,8 @@ function runProtocol(k: Kernels, shape: MatmulShape, o: HarnessOptions, ev: Kern
 /** S, its interval, the pay rule's verdict and the suspicious flags, from the measured times (ns). */
 function summarise(times: Record<Who, number[]>, o: HarnessOptions, ev: KernelEvaluation, floorHits: number): void {
   const tb = times.baseline;
-  const tc = times.candidate;
+  // S compares the baseline with the candidate's mean over its two isolates, round by round.
+  const tc = times.candidate.map((c, i) => (c + times.candidate2[i]!) / 2);
   const pos = (x: number) => Math.max(x, 1);
   const ratios = tb.map((b, i) => pos(b) / pos(tc[i]!));
   const mean = ratios.reduce((s, r) => s + r, 0) / ratios.length;
@@ -353,7 +358,12 @@ function summarise(times: Record<Who, number[]>, o: HarnessOptions, ev: KernelEv
   ev.ci95 = [mean - half, mean + half];
   ev.baselineMedianMs = median(tb) / 1e6;
   ev.candidateMedianMs = median(tc) / 1e6;
-  ev.significance = decideSpeedup(tb, times.control, tc, o.significance, deriveSeed(o.seed, "bootstrap"));
+  ev.significance = decideSpeedup(
+    [tb, times.control],
+    [times.candidate, times.candidate2],
+    o.significance,
+    deriveSeed(o.seed, "bootstrap"),
+  );
   // The cap is checked on the robust median (a single stall can push a mean of ratios far above it).
   const robust = Math.min(ev.significance.medianVsBaseline, ev.significance.medianVsControl);
   if (robust > o.capSpeedup) {

@@ -135,6 +135,7 @@ export interface KernelEvaluation {
   checks: CheckRecord[];
   /** Timed iterations; the candidate's output was verified after every one of them. */
   iterations: number;
+  /** Timed candidate calls verified: two per iteration, one in each candidate isolate. */
   verifiedCalls: number;
   /** The pay rule's verdict (significance.ts); null when a gate failed first. */
   significance: Significance | null;
