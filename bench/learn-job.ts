@@ -87,15 +87,24 @@ async function evaluateModel(
   return { pass, shown };
 }
 
-/** Continues SFT from the start for `budgetSeconds` of training, at the start's final (floor) learning rate. */
-async function sftMore(spec: JobSpec): Promise<{ modelDir: string; steps: number; seconds: number }> {
+/** CPU seconds (user + system) this process has used. */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+/** Continues SFT from the start for `budgetCpuSeconds` of training, at the start's final (floor) learning rate. */
+async function sftMore(
+  spec: JobSpec,
+): Promise<{ modelDir: string; steps: number; seconds: number; cpuSeconds: number }> {
   const s = TASKS[spec.task]!;
   const modelDir = join(spec.dir, "sft-more");
   const { model, tokenizer } = loadModel(spec.start!);
   const train = getTask(spec.task, s.options).generate("train", s.trainExamples, 0);
   const pairs = train.map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
   const t0 = performance.now();
-  const budgetMs = spec.budgetSeconds! * 1000;
+  const cpu0 = cpuSeconds();
+  const budget = spec.budgetCpuSeconds!;
   const lr = s.sft.lr * 0.1; // trainSft's default cosine floor: where the start's schedule ended
   const history = trainSft(model, tokenizer, pairs, {
     steps: 1e9,
@@ -104,11 +113,12 @@ async function sftMore(spec: JobSpec): Promise<{ modelDir: string; steps: number
     warmupSteps: 0,
     minLrFrac: 1,
     rng: new Rng(spec.seed).split("sft-more"),
-    until: () => performance.now() - t0 >= budgetMs,
+    until: () => cpuSeconds() - cpu0 >= budget,
   });
   const seconds = (performance.now() - t0) / 1000;
+  const used = cpuSeconds() - cpu0;
   saveModel(modelDir, model, tokenizer);
-  return { modelDir, steps: history.length, seconds };
+  return { modelDir, steps: history.length, seconds, cpuSeconds: used };
 }
 
 async function runJob(spec: JobSpec): Promise<JobResult> {
@@ -132,11 +142,19 @@ async function runJob(spec: JobSpec): Promise<JobResult> {
   if (spec.kind === "sftMore") {
     const more = await sftMore(spec);
     const out = await evaluateModel(spec, more.modelDir);
-    return { ...spec, ...out, trainSeconds: more.seconds, sftSteps: more.steps, seconds: elapsed() };
+    return {
+      ...spec,
+      ...out,
+      trainSeconds: more.seconds,
+      trainCpuSeconds: more.cpuSeconds,
+      sftSteps: more.steps,
+      seconds: elapsed(),
+    };
   }
   const config = jobRecipe(spec, spec.start!);
   const run = new RunDir(join(spec.dir, spec.kind));
   const t1 = performance.now();
+  const cpu1 = cpuSeconds();
   const res = await train(config, {
     resume: false,
     overwrite: true, // the bench owns its work folder: a run with changed RL settings replaces the last one
@@ -144,9 +162,10 @@ async function runJob(spec: JobSpec): Promise<JobResult> {
     ...(spec.kind === "control" ? { transformGroups: withinGroupControl(spec.seed) } : {}),
   });
   const trainSeconds = (performance.now() - t1) / 1000;
+  const trainCpuSeconds = cpuSeconds() - cpu1;
   const rewards = run.metrics().map((m) => m["reward/correct/mean"] ?? NaN);
   const out = await evaluateModel(spec, join(res.runDir, "checkpoints", `step-${res.step}`));
-  return { ...spec, ...out, trainCorrect: rewards, trainSeconds, seconds: elapsed() };
+  return { ...spec, ...out, trainCorrect: rewards, trainSeconds, trainCpuSeconds, seconds: elapsed() };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

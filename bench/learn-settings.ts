@@ -120,8 +120,11 @@ export interface JobSpec {
   dir: string;
   /** The SFT start model folder (rl, control and sftMore). */
   start?: string;
-  /** sftMore: seconds of continued SFT (the RL run's training time on the same seed). */
-  budgetSeconds?: number;
+  /**
+   * sftMore: CPU seconds of continued SFT (the RL run's training CPU time on the same seed). CPU time of these
+   * one-thread jobs is what wall-clock time is on a quiet machine, and a busy neighbour does not stretch it.
+   */
+  budgetCpuSeconds?: number;
   /** The held-out half its evaluations use (bench/harness/splits.ts). */
   split: "tune" | "final";
 }
@@ -136,6 +139,8 @@ export interface JobResult extends JobSpec {
   trainCorrect?: number[];
   /** Seconds spent training (RL steps, or continued SFT), evaluation excluded. */
   trainSeconds: number;
+  /** CPU seconds of this process spent training (user + system), evaluation excluded. */
+  trainCpuSeconds?: number;
   /** sftMore: continued SFT steps taken in the budget. */
   sftSteps?: number;
   seconds: number;

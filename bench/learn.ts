@@ -6,7 +6,8 @@
  * - the start, evaluated at every decoding (greedy; sampled at T 0.3, 0.6, 1): its best decoding is the baseline;
  * - RL: GRPO from the start with the task's verifiable rewards;
  * - control: the same run with the verifier's outputs permuted inside each group;
- * - more SFT: continued SFT from the start for RL's training wall-clock time.
+ * - more SFT: continued SFT from the start for RL's training CPU time (one-thread jobs: its wall-clock time when
+ *   nothing else runs, and not stretched when something does).
  *
  * Each arm's gain is its pass@1 minus the start's, both at the start's best decoding. The gate, per seed: RL's
  * gain minus the control's gain is at least 10 points on every seed. The control's own change and the SFT arm are
@@ -16,7 +17,8 @@
  * makes them (model, tokenizer, tasks, SFT trainer, engine). Jobs run as separate one-thread processes, as many at
  * once as there are cores. Prints one JSON line per metric ({"bench","metric","value","unit"}) and a summary.
  *
- * Environment: BENCH_LEARN_TASKS (comma list), BENCH_SEED_LIST (e.g. 100,101,102), BENCH_SPLIT (final | tune),
+ * Environment: BENCH_LEARN_TASKS (comma list), BENCH_SEED_LIST (e.g. 100,101,102), BENCH_SEED_LIST_<TASK> (that
+ * task's seeds, e.g. BENCH_SEED_LIST_COUNTDOWN=102 to complete one task's missing seed), BENCH_SPLIT (final | tune),
  * BENCH_LEARN_JOBS (parallel jobs, default the core count), BENCH_LEARN_OUT (work folder, default
  * runs/bench-learn), BENCH_LEARN_NO_SFT_ARM=1 (skip the more-SFT arm), BENCH_LEARN_LR / _STEPS / _BETA /
  * _SFT_STEPS / _CREDIT (override the settings of every task, for tuning), BENCH_LEARN_SMOKE=1 (tiny plumbing run),
@@ -43,6 +45,8 @@ const ROOT = resolve(import.meta.dirname, "..");
 const OUT = resolve(process.env.BENCH_LEARN_OUT ?? join(ROOT, "runs", "bench-learn"));
 const TASK_NAMES = (process.env.BENCH_LEARN_TASKS ?? Object.keys(TASKS).join(",")).split(",");
 const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, REPORTED_SEEDS);
+/** The seeds of one task: BENCH_SEED_LIST_<TASK> (e.g. BENCH_SEED_LIST_COUNTDOWN=102) narrows BENCH_SEED_LIST. */
+const seedsOf = (task: string) => seedsFromEnv(process.env[`BENCH_SEED_LIST_${task.toUpperCase()}`], SEEDS);
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
 const SFT_ARM = process.env.BENCH_LEARN_NO_SFT_ARM !== "1";
 const PARALLEL = Math.max(1, Number(process.env.BENCH_LEARN_JOBS ?? availableParallelism()));
@@ -91,7 +95,7 @@ async function runAll(): Promise<JobResult[]> {
   const queue: JobSpec[] = [];
   for (const task of TASK_NAMES) {
     if (!TASKS[task]) throw new Error(`bench:learn: unknown task "${task}"; known: ${Object.keys(TASKS).join(", ")}`);
-    for (const seed of SEEDS) {
+    for (const seed of seedsOf(task)) {
       const dir = jobDir(task, seed);
       mkdirSync(dir, { recursive: true });
       queue.push({ kind: "sft", task, seed, dir, split: SPLIT });
@@ -119,7 +123,7 @@ async function runAll(): Promise<JobResult[]> {
           // RL first: the queue is shared, so the remaining SFT starts wait behind it
           if (r.kind === "sft") queue.unshift({ ...spec, kind: "rl", start }, { ...spec, kind: "control", start });
           if (r.kind === "rl" && SFT_ARM)
-            queue.unshift({ ...spec, kind: "sftMore", start, budgetSeconds: r.trainSeconds });
+            queue.unshift({ ...spec, kind: "sftMore", start, budgetCpuSeconds: r.trainCpuSeconds! });
           pump();
         }, fail);
       }
@@ -134,7 +138,7 @@ function readResults(): JobResult[] {
   const out: JobResult[] = [];
   const folders = existsSync(OUT) ? readdirSync(OUT) : [];
   for (const task of TASK_NAMES) {
-    for (const seed of SEEDS) {
+    for (const seed of seedsOf(task)) {
       const mine = folders
         .filter((f) => f.startsWith(`${task}-${seed}-`))
         .map((f) => join(OUT, f))
@@ -158,7 +162,7 @@ const passText = (r: JobResult) =>
 
 async function main(): Promise<void> {
   console.error(
-    `bench:learn: ${TASK_NAMES.join(", ")} × seeds ${SEEDS.join(",")} on the ${SPLIT} split, ${PARALLEL} jobs at a time, work folder ${OUT}`,
+    `bench:learn: ${TASK_NAMES.map((t) => `${t} × seeds ${seedsOf(t).join(",")}`).join("; ")} on the ${SPLIT} split, ${PARALLEL} jobs at a time, work folder ${OUT}`,
   );
   const results = process.env.BENCH_LEARN_REPORT_ONLY === "1" ? readResults() : await runAll();
   const summary: string[] = [];
@@ -167,8 +171,8 @@ async function main(): Promise<void> {
   for (const task of TASK_NAMES) {
     const get = (kind: JobSpec["kind"], seed: number) =>
       results.find((r) => r.task === task && r.kind === kind && r.seed === seed);
-    const complete = SEEDS.filter((seed) => get("sft", seed) && get("rl", seed) && get("control", seed));
-    const missing = SEEDS.filter((seed) => !complete.includes(seed));
+    const complete = seedsOf(task).filter((seed) => get("sft", seed) && get("rl", seed) && get("control", seed));
+    const missing = seedsOf(task).filter((seed) => !complete.includes(seed));
     partial ||= missing.length > 0;
     if (missing.length > 0) summary.push(`${task}: seeds ${missing.join(",")} lack an arm and are left out (PARTIAL)`);
     if (complete.length === 0) {
@@ -208,7 +212,7 @@ async function main(): Promise<void> {
     for (const s of seeds) {
       const r = s.rows;
       summary.push(
-        `  ${task} seed ${s.seed} (start's best decoding ${s.decoding}): start ${passText(r.start)} | RL ${passText(r.rl)} | control ${passText(r.control)}${r.more ? ` | more SFT ${passText(r.more)} (${r.more.sftSteps} steps)` : ""}`,
+        `  ${task} seed ${s.seed} (start's best decoding ${s.decoding}): start ${passText(r.start)} | RL ${passText(r.rl)} | control ${passText(r.control)}${r.more ? ` | more SFT ${passText(r.more)} (${r.more.sftSteps} steps in ${r.more.trainCpuSeconds?.toFixed(0) ?? "?"} CPU-s, RL ${r.rl.trainCpuSeconds?.toFixed(0) ?? "?"})` : ""}`,
       );
     }
     const sftText =
