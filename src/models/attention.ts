@@ -34,12 +34,14 @@ export interface LayerContext {
   rng: Rng | null;
 }
 
-/** Causal self-attention block. */
+/** Self-attention block (causal unless `causal` is set false). */
 export class Attention extends Module {
   qProj: LinearLike;
   kProj: LinearLike;
   vProj: LinearLike;
   oProj: LinearLike;
+  /** Causal mask on (the decoder); false = bidirectional, set by the masked-diffusion LM (./diffusion-lm.ts). */
+  causal = true;
   private readonly _cfg: TransformerConfig;
   private readonly _layer: number;
 
@@ -75,7 +77,7 @@ export class Attention extends Module {
       k = rope(k, { posOffset: ctx.posOffset, theta: c.ropeTheta });
     }
     let mask = ctx.mask;
-    let causal = true;
+    let causal = this.causal;
     if (ctx.cache) ({ k, v, mask, causal } = ctx.cache.append(this._layer, k, v, ctx.mask)); // k, v: (B, Hkv, Tk, hd)
     const y = scaledDotProductAttention(q, k, v, { causal, mask }); // (B, H, T, hd)
     const out = this.oProj.forward(reshape(transpose(y, 1, 2), [b, t, c.nHeads * hd])); // (B, T, D)

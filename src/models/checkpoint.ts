@@ -1,7 +1,8 @@
 /**
  * Checkpoint directories: ours and local Hugging Face Llama/Qwen2 ones, in one format.
  *
- *   config.json          Hugging Face field names (./config.ts), plus eos/bos/pad token ids
+ *   config.json          Hugging Face field names (./config.ts), plus eos/bos/pad token ids (and, for a
+ *                        masked-diffusion LM, rlvr_model_kind and rlvr_mask_token_id: ./diffusion-lm.ts)
  *   model.safetensors    float32 weights named as Hugging Face names them (model.layers.0.self_attn.q_proj.weight);
  *                        a tied head is not stored (as in HF). Sharded HF checkpoints (model.safetensors.index.json)
  *                        load too.
@@ -23,6 +24,7 @@ import { fromHfConfig, parameterCount, toHfConfig } from "./config.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
 import { Transformer } from "./transformer.js";
+import { modelFromHfFields, modelKindFields } from "./diffusion-lm.js";
 
 /** File name of the built-in tokenizer's description. */
 const RLVR_TOKENIZER = "rlvr-tokenizer.json";
@@ -48,6 +50,7 @@ export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer,
   const config = {
     ...toHfConfig(model.config, { eosId: tokenizer.eosId, bosId: tokenizer.bosId }),
     pad_token_id: tokenizer.padId,
+    ...modelKindFields(model),
   };
   writeFileAtomic(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");
   if (tokenizer instanceof HfTokenizer)
@@ -89,7 +92,13 @@ export function loadModel(dir: string, opts: LoadModelOptions = {}): LoadedModel
       `${dir}: the tokenizer has ${tokenizer.vocabSize} ids but the model's vocab_size is ${config.vocabSize}`,
     );
   }
-  const model = new Transformer(config, new Rng(0));
+  let model: Transformer;
+  try {
+    model = modelFromHfFields(hf, config, new Rng(0)); // a decoder, or the masked-diffusion LM it records
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CheckpointError(`${configPath}: ${err.message}`, { cause: err });
+    throw err;
+  }
   loadWeights(model, readWeights(dir, opts), dir);
   model.eval();
   const extraPath = join(dir, "extra.safetensors");

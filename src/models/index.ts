@@ -1,4 +1,4 @@
-/** models layer: decoder-only transformers (GPT-2 and Llama/Qwen2 shapes), tokenizers, checkpoints, registry. */
+/** models layer: decoder-only transformers (GPT-2 and Llama/Qwen2 shapes), the masked-diffusion LM, tokenizers, checkpoints, registry. */
 export * from "./config.js";
 export { Transformer, DecoderLayer, tokenLogprobs, type ForwardOptions } from "./transformer.js";
 export { KVCache } from "./kv-cache.js";
@@ -6,3 +6,5 @@ export * from "./tokenizer.js";
 export * from "./hf-tokenizer.js";
 export * from "./checkpoint.js";
 export * from "./registry.js";
+export * from "./diffusion-lm.js";
+export * from "./diffusion-objective.js";

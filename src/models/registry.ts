@@ -28,14 +28,20 @@ export function listModels(): ModelSpec[] {
   return [...specs.values()];
 }
 
+/** The registered spec of `name`; an unknown name is a ConfigError listing the registered ones. */
+export function getModelSpec(name: string): ModelSpec {
+  const spec = specs.get(name);
+  if (!spec) throw new ConfigError(`unknown model "${name}"; registered: ${[...specs.keys()].join(", ")}`);
+  return spec;
+}
+
 /** A freshly initialised model of the named spec with the char tokenizer. */
 export function createModel(
   name: string,
   rng: Rng,
   overrides: Partial<TransformerConfigInput> = {},
 ): { model: Transformer; tokenizer: Tokenizer } {
-  const spec = specs.get(name);
-  if (!spec) throw new ConfigError(`unknown model "${name}"; registered: ${[...specs.keys()].join(", ")}`);
+  const spec = getModelSpec(name);
   const tokenizer = new CharTokenizer();
   const config = parseTransformerConfig({ ...spec.config, vocabSize: tokenizer.vocabSize, ...overrides });
   return { model: new Transformer(config, rng), tokenizer };
