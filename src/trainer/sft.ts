@@ -20,6 +20,8 @@ import {
 } from "../engine/index.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { Transformer } from "../models/transformer.js";
+import { isDiffusionLM } from "../models/diffusion-lm.js";
+import { diffusionSftLoss } from "./diffusion-step.js";
 
 /** One supervised example. */
 export interface SftExample {
@@ -126,9 +128,11 @@ export function sftStep(
   b: SftBatch,
   lr: number,
   clip = 1,
+  maskRng?: Rng,
 ): { loss: number; gradNorm: number } {
   optimizer.zeroGrad();
-  const loss = sftLoss(model, b);
+  // A masked-diffusion LM trains by the LLaDA objective on the same batch (./diffusion-step.ts).
+  const loss = isDiffusionLM(model) && maskRng ? diffusionSftLoss(model, b, maskRng) : sftLoss(model, b);
   backward(loss);
   const params = model.trainableParameters();
   const gradNorm = clipGradNorm(params, clip);
@@ -168,6 +172,7 @@ export function trainSft(
       ? cosineLr({ lr: opts.lr, warmupSteps, totalSteps: opts.steps, minLr: opts.lr * (opts.minLrFrac ?? 0.1) })
       : () => opts.lr;
   const order = new EpochSampler(encoded.length, opts.rng);
+  const maskRng = opts.rng.split("mask"); // a masked-diffusion LM's masks (unused by a decoder)
   const wasTraining = model.training;
   model.train();
   const history: SftStepMetrics[] = [];
@@ -178,7 +183,7 @@ export function trainSft(
         tokenizer.padId,
       );
       const lr = schedule(step);
-      const { loss, gradNorm } = sftStep(model, optimizer, b, lr, opts.clip ?? 1);
+      const { loss, gradNorm } = sftStep(model, optimizer, b, lr, opts.clip ?? 1, maskRng);
       const m: SftStepMetrics = { step: step + 1, loss, lr, gradNorm, tokens: b.tokens, positions: b.batch * b.seqLen };
       history.push(m);
       opts.onStep?.(m);
