@@ -30,3 +30,6 @@ export * from "./off-policy.js";
 export * from "./multi-term.js";
 export * from "./replay-buffer.js";
 export * from "./trl-options.js";
+export * from "./masked-estimator.js";
+export * from "./wd1.js";
+export * from "./diffusion-loss.js";

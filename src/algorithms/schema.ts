@@ -138,6 +138,29 @@ export const OverlongSchema = z.strictObject({
   bufferFrac: z.number().gt(0).lte(1).default(0.2).describe("L_c as a fraction of L_max (DAPO: 4096 of 20480)"),
 });
 
+const pMaskPrompt = z
+  .number()
+  .min(0)
+  .lt(1)
+  .default(0.15)
+  .describe("d1 estimator: chance that each prompt token is masked (§7; wd1 and d1 configs 0.15)");
+const randomMasking = z
+  .boolean()
+  .default(true)
+  .describe("d1 estimator: a fresh mask seed per inner iteration (true), or the run seed every time (§7)");
+
+/** The policy loss of a masked-diffusion LM (spec §7); `none` for an autoregressive policy. */
+export const DiffusionSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("none") }),
+  z.strictObject({
+    type: z.literal("wd1"),
+    pMaskPrompt,
+    randomMasking,
+    psi: z.number().positive().default(1).describe("ψ of wd1's weights softmax(±ψA) over the group (§7)"),
+  }),
+  z.strictObject({ type: z.literal("diffuGrpo"), pMaskPrompt, randomMasking }),
+]);
+
 /** Everything that turns rewards into a loss. */
 export const AlgorithmSchema = z.strictObject({
   advantage: AdvantageSchema.prefault({ type: "zScore" }).describe("advantage estimator (§1)"),
@@ -155,6 +178,9 @@ export const AlgorithmSchema = z.strictObject({
   kl: KlSchema.prefault({}),
   loss: LossSchema.prefault({}),
   overlong: OverlongSchema.prefault({}),
+  diffusion: DiffusionSchema.prefault({ type: "none" }).describe(
+    "masked-diffusion policy loss: wd1 (ratio-free) or diffuGrpo (d1's estimator in the GRPO loss) (§7)",
+  ),
 });
 
 /** The algorithm section of a recipe, defaults filled in. */

@@ -33,7 +33,8 @@ import "./builtins.js";
 import { evaluate } from "./evaluate.js";
 import { shapeRewards, assignAdvantages, checkNulls, numbersOf } from "./step-advantages.js";
 import { sectionMasks } from "./kl-sections.js";
-import { buildAlgorithm, type ResampleDecision } from "../algorithms/index.js";
+import { buildAlgorithm, checkDiffusionAlgorithm, type ResampleDecision } from "../algorithms/index.js";
+import { modelKindOf } from "../models/diffusion-lm.js";
 import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
@@ -109,6 +110,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   // The algorithm, built once: reward shaping, advantages, loss, where KL goes and how β moves (src/algorithms).
   const termWeights = Object.fromEntries(task.terms.map((t) => [t.name, t.weight]));
   const algorithm = buildAlgorithm(alg, { maxCompletionTokens: tc.maxCompletionTokens, termWeights });
+  checkDiffusionAlgorithm(alg, modelKindOf(model)); // wd1/diffuGrpo need a diffusion LM, which needs one of them (§7)
   const referencePath = config.reference ?? startModelDir(run);
   const reference = algorithm.kl.reference
     ? buildModel({ type: "checkpoint", path: referencePath }, config.seed).model

@@ -11,6 +11,8 @@ import { mergeRecipe } from "../../src/trainer/presets.js";
 
 /** Fields the trainer reads itself (token spans need the tokenizer): flipped in test/trainer/knob-runs.test.ts. */
 const TRAINER_FIELDS = ["kl.sections", "loss.afterFirstError"];
+/** Fields of the masked-diffusion losses (`buildDiffusionLoss`): flipped in test/diffusion/losses.test.ts. */
+const DIFFUSION_FIELDS = ["diffusion.pMaskPrompt", "diffusion.randomMasking", "diffusion.psi"];
 
 /** A fixed batch: 3 groups of 4 completions, two reward terms, ragged masks, sampler and reference log-probs. */
 function batch(): CompletionNumbers[][] {
@@ -152,7 +154,7 @@ describe("every algorithm field is read (flip it, the numbers move)", () => {
   it("the flip table covers every leaf field of AlgorithmSchema", () => {
     const discriminator = (p: string) => p.endsWith(".type") && p !== "advantage.type" && p !== "policy.clip.type";
     const fields = leafPaths(AlgorithmSchema).filter((p) => !discriminator(p));
-    expect(new Set([...FLIPS.map(([f]) => f), ...TRAINER_FIELDS])).toEqual(new Set(fields));
+    expect(new Set([...FLIPS.map(([f]) => f), ...TRAINER_FIELDS, ...DIFFUSION_FIELDS])).toEqual(new Set(fields));
   });
   it.each(FLIPS)("%s", (_field, base, flipped) => {
     expect(probe(mergeRecipe(base, flipped))).not.toEqual(probe(base));
