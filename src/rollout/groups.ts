@@ -1,13 +1,15 @@
 /**
- * Group sampling and scoring. For a batch of examples, every prompt is repeated G times and all Q·G rows are
- * sampled in one batched call (KV cache, recorded log-probs); each row becomes a token-in/token-out `Rollout`.
+ * Group sampling and scoring. For a batch of examples, every prompt is repeated G times and all Q·G rows run through
+ * the episode loop in one batch (KV cache, recorded log-probs); each row becomes a token-in/token-out `Rollout`
+ * whose segments are its model turns and inserted tool/environment tokens (one model segment for a single turn).
  * Scoring runs the task's `score()`. A reward that throws makes that completion unscorable (`reward: null`, the
  * error kept in `rewardInfo`) and is counted; it never stops the run (the trainer's `maxNullFrac` decides that).
  */
 import type { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
-import { sample, type SampledSequence } from "../sampling/sample.js";
+import { getEnvironment } from "../envs/index.js";
+import { runEpisodes, type EpisodeResult } from "./episode.js";
 import type { Example, Task } from "../tasks/types.js";
 import type { Rollout, RolloutGroup } from "./types.js";
 
@@ -39,30 +41,44 @@ export function promptIds(tokenizer: Tokenizer, prompt: string): number[] {
   return tokenizer.bosId !== null ? [tokenizer.bosId, ...ids] : ids;
 }
 
-/** Samples G completions for each example, in batched sampler calls; rewards are not yet filled in. */
-export function sampleGroups(
+/**
+ * Samples G completions for each example, in batched episode-loop calls (src/rollout/episode.ts; a task without an
+ * environment is the single-turn case); rewards are not yet filled in.
+ */
+export async function sampleGroups(
   model: Transformer,
   tokenizer: Tokenizer,
-  task: Pick<Task, "name">,
+  task: Pick<Task, "name" | "environment">,
   examples: readonly Example[],
   opts: GroupSamplingOptions,
-): RolloutGroup[] {
+): Promise<RolloutGroup[]> {
   const G = opts.groupSize;
+  const env = task.environment ? getEnvironment(task.environment.name, task.environment.options) : null;
   const prompts = examples.map((e) => promptIds(tokenizer, e.prompt));
-  const rows: number[][] = [];
-  for (const p of prompts) for (let i = 0; i < G; i++) rows.push(p);
+  const rows: { prompt: number[]; example: Example }[] = [];
+  examples.forEach((e, q) => {
+    for (let i = 0; i < G; i++) rows.push({ prompt: prompts[q]!, example: e });
+  });
   const maxRows = opts.maxRows ?? rows.length;
-  const sampled: SampledSequence[] = [];
+  const sampled: EpisodeResult[] = [];
   for (let at = 0; at < rows.length; at += maxRows) {
+    const chunk = rows.slice(at, at + maxRows);
     sampled.push(
-      ...sample(model, tokenizer, rows.slice(at, at + maxRows), {
-        maxNewTokens: opts.maxNewTokens,
-        temperature: opts.temperature,
-        ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
-        ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
-        ...(opts.stop ? { stop: opts.stop } : {}),
-        rng: opts.rng,
-      }),
+      ...(await runEpisodes(
+        model,
+        tokenizer,
+        chunk.map((r) => r.prompt),
+        env,
+        chunk.map((r) => env?.start(r.example) ?? null),
+        {
+          maxNewTokens: opts.maxNewTokens,
+          temperature: opts.temperature,
+          ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
+          ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
+          ...(opts.stop ? { stop: opts.stop } : {}),
+          rng: opts.rng,
+        },
+      )),
     );
   }
   return examples.map((ex, q) => {
@@ -76,10 +92,12 @@ export function sampleGroups(
         exampleId: ex.id,
         groupId,
         promptIds: prompts[q]!,
-        completionIds: s.tokens,
-        samplerLogprobs: s.logprobs,
-        lossMask: s.tokens.map(() => 1),
+        completionIds: s.completionIds,
+        samplerLogprobs: s.samplerLogprobs,
+        lossMask: s.lossMask,
         text: s.text,
+        segments: s.segments,
+        episode: s.episode,
         finishReason: s.finishReason,
         reward: null,
         terms: {},
@@ -89,6 +107,12 @@ export function sampleGroups(
     }
     return { id: groupId, exampleId: ex.id, prompt: ex.prompt, rollouts };
   });
+}
+
+/** The model turns' texts of a multi-turn rollout (what a multi-turn reward reads); undefined for single turn. */
+export function modelTurns(r: Rollout): string[] | undefined {
+  if (!r.episode?.env || !r.segments) return undefined;
+  return r.segments.filter((s) => s.kind === "model").map((s) => s.text);
 }
 
 /** Counts from scoring a batch. */
@@ -114,7 +138,14 @@ export async function scoreGroups(
       const example = examplesById.get(r.exampleId);
       if (!example) throw new Error(`scoreGroups: no example "${r.exampleId}"`);
       try {
-        const res = await task.score(example, r.text, r.completionIds);
+        if (r.episode?.envReward !== undefined) {
+          // The environment ended the episode with its own reward (bad input, a loop of calls, a verifier).
+          r.reward = r.episode.envReward;
+          r.terms = {};
+          r.rewardInfo = { envErrors: r.episode.errors };
+          return;
+        }
+        const res = await task.score(example, r.text, r.completionIds, modelTurns(r));
         r.reward = res.score === null || !Number.isFinite(res.score) ? null : res.score;
         r.terms = { ...res.terms };
         if (res.info) r.rewardInfo = res.info;

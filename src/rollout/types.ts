@@ -2,10 +2,41 @@
  * Rollout records (DESIGN.md "Core records"): token-in/token-out. A rollout keeps the exact prompt and completion
  * token ids and the sampler's log-prob of every completion token; training reads these ids and never
  * re-tokenizes `text`, which is kept for rewards and for people.
+ *
+ * A completion is a sequence of segments (docs/multi-turn.md): model turns (sampled tokens, loss mask 1) and
+ * inserted segments (tool output or environment observations, exact token ids fed to the policy, loss mask 0 and
+ * sampler log-prob 0). `completionIds`, `samplerLogprobs` and `lossMask` are the segments laid end to end, which is
+ * what the trainer reads; a single-turn completion is the one-segment case.
  */
 
 /** Why a completion ended: a stop string or eos, the token budget, or a failure while producing it. */
 export type FinishReason = "stop" | "length" | "error";
+
+/** Who produced a segment's tokens: the policy (a model turn) or the environment (inserted, never trained). */
+export type SegmentKind = "model" | "inserted";
+
+/** One span of a completion: positions [start, end) of `completionIds`, and its decoded text. */
+export interface Segment {
+  kind: SegmentKind;
+  start: number;
+  end: number;
+  /** Decoded tokens (model turns) or the environment's text as inserted. */
+  text: string;
+}
+
+/** How an episode ran: turns, budget truncation and environment errors (absent fields = none). */
+export interface EpisodeInfo {
+  /** The environment that answered the turns; absent for a single-turn task. */
+  env?: string;
+  /** Model turns taken. */
+  turns: number;
+  /** Which budget cut the episode short: a turn's tokens, the total tokens, or the number of turns. */
+  truncated?: "turnTokens" | "totalTokens" | "turns";
+  /** Errors the environment reported or the loop caught (malformed call, unknown tool, timeout, ...), in order. */
+  errors: string[];
+  /** The environment's reward when it ended the episode with one (bad input, budget); replaces the task's score. */
+  envReward?: number;
+}
 
 /** One sampled completion of one prompt, with its reward and advantage once known. */
 export interface Rollout {
@@ -25,8 +56,12 @@ export interface Rollout {
   samplerLogprobs: number[];
   /** Policy-loss mask per completion token (1 = trained; 0 for tool output or masked truncations). */
   lossMask: number[];
-  /** Decoded completion. */
+  /** Decoded completion: every segment's text in order (tool output included; model turns are in `segments`). */
   text: string;
+  /** The completion's segments in order; absent in hand-built records, which then hold one model turn. */
+  segments?: Segment[];
+  /** Turns, truncation and errors of the episode that produced it. */
+  episode?: EpisodeInfo;
   /** How the completion ended. */
   finishReason: FinishReason;
   /** Weighted reward, or null when unscorable (counted, never treated as 0 or 1). */

@@ -10,8 +10,8 @@
  * The recorded log-prob of a token is log_softmax(logits / T) of the unfiltered distribution (see ./filter.ts),
  * which is what a training forward pass over the same tokens computes.
  */
-import { noGrad } from "../engine/index.js";
-import type { Transformer } from "../models/transformer.js";
+import { noGrad, type Tensor } from "../engine/index.js";
+import type { KVCache, Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import { ConfigError, Rng } from "../util/index.js";
 import { drawToken, type DrawOptions } from "./filter.js";
@@ -52,71 +52,137 @@ export function sample(
   prompts: number[][],
   opts: SampleOptions,
 ): SampledSequence[] {
-  const draw = checkOptions(opts);
-  const batch = prompts.length;
-  if (batch === 0) return [];
-  const vocab = model.config.vocabSize;
-  prompts.forEach((p, b) => {
-    if (p.length === 0)
-      throw new ConfigError(`sample: prompt ${b} is empty; start it with at least one token (e.g. bos)`);
-    for (const id of p)
-      if (!Number.isInteger(id) || id < 0 || id >= vocab)
-        throw new ConfigError(`sample: prompt ${b} has token id ${id} outside [0, ${vocab})`);
-  });
-  const promptLen = Math.max(...prompts.map((p) => p.length));
-  const total = promptLen + opts.maxNewTokens;
-  if (model.config.arch === "gpt2" && total > model.config.maxSeqLen) {
-    throw new ConfigError(
-      `sample: longest prompt ${promptLen} + maxNewTokens ${opts.maxNewTokens} = ${total} exceeds the model's maxSeqLen ${model.config.maxSeqLen}`,
-    );
+  if (prompts.length === 0) {
+    checkOptions(opts);
+    return [];
   }
-  const seed = opts.rng.nextU32();
-  const rngs = prompts.map((_, b) => new Rng(seed).split(b)); // per-row streams: a row's draws do not depend on its batch-mates
+  const session = new DecodeSession(model, tokenizer, prompts, { ...opts, maxSlots: opts.maxNewTokens });
+  const batch = prompts.length;
   const watchers = prompts.map(() => new StopWatcher(tokenizer, opts.stop ?? []));
-
-  // Left padding: row b has pad[b] padding slots, then its prompt.
-  const pad = Int32Array.from(prompts, (p) => promptLen - p.length);
-  const mask = new Float32Array(batch * total); // (B, total): 1 = real token
-  const ids = new Int32Array(batch * promptLen).fill(tokenizer.padId); // (B, P)
-  prompts.forEach((p, b) => {
-    for (let t = 0; t < p.length; t++) ids[b * promptLen + pad[b]! + t] = p[t]!;
-    for (let t = pad[b]!; t < total; t++) mask[b * total + t] = 1;
-  });
-  const anyPad = pad.some((n) => n > 0);
-
   const out: SampledSequence[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: "length", text: "" }));
   const done = new Array<boolean>(batch).fill(false);
-  noGrad(() => {
-    const cache = model.newCache(batch, total);
-    let logits = model.forward(ids, batch, promptLen, {
-      cache,
-      lastOnly: true,
-      ...(anyPad ? { mask: prefix(mask, batch, total, promptLen) } : {}),
-    });
-    let len = promptLen; // logits: (B, len_step, V); we read each row's last position
-    for (let step = 0; step < opts.maxNewTokens; step++) {
-      const steps = logits.shape[1]!;
-      const next = new Int32Array(batch).fill(tokenizer.padId);
-      for (let b = 0; b < batch; b++) {
-        if (done[b]) continue;
-        const row = logits.data.subarray((b * steps + steps - 1) * vocab, (b * steps + steps) * vocab);
-        const { token, logprob } = drawToken(row, draw, rngs[b]!);
-        const o = out[b]!;
-        o.tokens.push(token);
-        o.logprobs.push(logprob);
-        next[b] = token;
-        if (token === tokenizer.eosId || watchers[b]!.hit(o.tokens)) {
-          o.finishReason = "stop";
-          done[b] = true;
-        }
+  for (let step = 0; step < opts.maxNewTokens; step++) {
+    const next = new Int32Array(batch).fill(tokenizer.padId);
+    for (let b = 0; b < batch; b++) {
+      if (done[b]) continue;
+      const { token, logprob } = session.draw(b);
+      const o = out[b]!;
+      o.tokens.push(token);
+      o.logprobs.push(logprob);
+      next[b] = token;
+      if (token === tokenizer.eosId || watchers[b]!.hit(o.tokens)) {
+        o.finishReason = "stop";
+        done[b] = true;
       }
-      if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;
-      len += 1;
-      logits = model.forward(next, batch, 1, { cache, ...(anyPad ? { mask: prefix(mask, batch, total, len) } : {}) });
     }
-  });
+    if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;
+    session.feed(next, 1);
+  }
   for (const o of out) o.text = tokenizer.decode(o.tokens);
   return out;
+}
+
+/** Options of a `DecodeSession`: the draw settings and how many slots follow the longest prompt. */
+export interface DecodeSessionOptions extends Omit<SampleOptions, "maxNewTokens" | "stop"> {
+  /** Slots after the longest prompt: every token fed later (sampled or inserted) takes one. */
+  maxSlots: number;
+}
+
+/**
+ * One batch of rows decoding over a shared KV cache: the prompts are prefilled once, then each `feed` appends
+ * `width` tokens per row (sampled ones, or inserted tool/environment tokens) and `draw(b)` samples row b's next
+ * token from the logits after its last fed token. Inserted tokens are appended to the cache like sampled ones, so
+ * generation after them continues from the cache without recomputing the prefix. Rows advance in lock-step (one
+ * slot per row per fed column; a finished row feeds padding), which keeps each row's slots contiguous: RoPE's
+ * slot-index positions then equal the positions of a full forward pass over the same tokens.
+ */
+export class DecodeSession {
+  readonly batch: number;
+  private readonly draws: DrawOptions;
+  private readonly rngs: Rng[];
+  private readonly cache: KVCache;
+  private readonly mask: Float32Array; // (B, total): 1 = real token
+  private readonly anyPad: boolean;
+  private readonly total: number;
+  private readonly vocab: number;
+  private len: number; // slots written
+  private logits: Tensor; // (B, steps, V) of the latest forward; each row reads its last column
+
+  constructor(
+    private readonly model: Transformer,
+    tokenizer: Tokenizer,
+    prompts: readonly (readonly number[])[],
+    opts: DecodeSessionOptions,
+  ) {
+    this.draws = checkOptions({ ...opts, maxNewTokens: opts.maxSlots });
+    const batch = (this.batch = prompts.length);
+    if (batch === 0) throw new ConfigError("DecodeSession: no prompts");
+    const vocab = (this.vocab = model.config.vocabSize);
+    prompts.forEach((p, b) => {
+      if (p.length === 0)
+        throw new ConfigError(`sample: prompt ${b} is empty; start it with at least one token (e.g. bos)`);
+      for (const id of p)
+        if (!Number.isInteger(id) || id < 0 || id >= vocab)
+          throw new ConfigError(`sample: prompt ${b} has token id ${id} outside [0, ${vocab})`);
+    });
+    const promptLen = Math.max(...prompts.map((p) => p.length));
+    const total = (this.total = promptLen + opts.maxSlots);
+    if (model.config.arch === "gpt2" && total > model.config.maxSeqLen) {
+      throw new ConfigError(
+        `sample: longest prompt ${promptLen} + maxNewTokens ${opts.maxSlots} = ${total} exceeds the model's maxSeqLen ${model.config.maxSeqLen}`,
+      );
+    }
+    const seed = opts.rng.nextU32();
+    this.rngs = prompts.map((_, b) => new Rng(seed).split(b)); // per-row streams: a row's draws do not depend on its batch-mates
+
+    // Left padding: row b has pad[b] padding slots, then its prompt.
+    const pad = Int32Array.from(prompts, (p) => promptLen - p.length);
+    this.mask = new Float32Array(batch * total);
+    const ids = new Int32Array(batch * promptLen).fill(tokenizer.padId); // (B, P)
+    prompts.forEach((p, b) => {
+      for (let t = 0; t < p.length; t++) ids[b * promptLen + pad[b]! + t] = p[t]!;
+      for (let t = pad[b]!; t < total; t++) this.mask[b * total + t] = 1;
+    });
+    this.anyPad = pad.some((n) => n > 0);
+    this.len = promptLen;
+    this.cache = model.newCache(batch, total);
+    this.logits = noGrad(() =>
+      model.forward(ids, batch, promptLen, { cache: this.cache, lastOnly: true, ...this.maskFor(promptLen) }),
+    );
+  }
+
+  /** Slots still free in the cache. */
+  get room(): number {
+    return this.total - this.len;
+  }
+
+  /** Samples row b's next token (and its log-prob) from the logits after the row's last fed token. */
+  draw(b: number): { token: number; logprob: number } {
+    return drawToken(this.lastLogits(b), this.draws, this.rngs[b]!);
+  }
+
+  /** Feeds `ids` (B, width), row-major, through the model, appending them to the cache. */
+  feed(ids: Int32Array, width: number): void {
+    if (!Number.isInteger(width) || width < 1 || ids.length !== this.batch * width)
+      throw new ConfigError(`DecodeSession.feed: ${ids.length} ids for ${this.batch} rows of width ${width}`);
+    if (width > this.room)
+      throw new ConfigError(`DecodeSession.feed: ${width} tokens do not fit; ${this.room} slots left`);
+    this.len += width;
+    const opts = { cache: this.cache, lastOnly: true, ...this.maskFor(this.len) };
+    this.logits = noGrad(() => this.model.forward(ids, this.batch, width, opts));
+  }
+
+  /** Row b's logits after its last fed token: (V). */
+  private lastLogits(b: number): Float32Array {
+    const steps = this.logits.shape[1]!;
+    const v = this.vocab;
+    return this.logits.data.subarray((b * steps + steps - 1) * v, (b * steps + steps) * v);
+  }
+
+  /** The padding mask over the first `len` slots, when any prompt was padded. */
+  private maskFor(len: number): { mask?: Float32Array } {
+    return this.anyPad ? { mask: prefix(this.mask, this.batch, this.total, len) } : {};
+  }
 }
 
 /** Validates the options and resolves defaults. */

@@ -52,8 +52,14 @@ export function defineTask<Gold, Options>(spec: TaskSpec<Gold, Options>): Define
       name: spec.name,
       ...common,
       generate: generate ?? ((split, count, seed) => generateExamples(spec.name, split, count, seed, draw!)),
-      score(example, completion, tokens) {
-        const input = { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) };
+      score(example, completion, tokens, turns) {
+        const input = {
+          completion,
+          gold: example.gold,
+          prompt: example.prompt,
+          ...(tokens ? { tokens } : {}),
+          ...(turns ? { turns } : {}),
+        };
         return scoreWithTerms(common.terms, input);
       },
     };

@@ -48,9 +48,16 @@ export interface Task<Gold = unknown> {
   stop?: string[];
   /** Suggested cap on generated tokens. */
   maxNewTokens?: number;
+  /** The environment (src/envs registry name and options) that answers its model turns; absent = single turn. */
+  environment?: { name: string; options?: unknown };
   /**
    * Scores one completion: the weighted sum of `terms`. A term that is unscorable makes the whole score null.
-   * `terms` in the result carry the unweighted values by term name.
+   * `terms` in the result carry the unweighted values by term name. `turns`: a multi-turn completion's model turns.
    */
-  score(example: Example<Gold>, completion: string, tokens?: readonly number[]): Promise<RewardResult>;
+  score(
+    example: Example<Gold>,
+    completion: string,
+    tokens?: readonly number[],
+    turns?: readonly string[],
+  ): Promise<RewardResult>;
 }

@@ -7,7 +7,6 @@
 import { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
-import { noGrad } from "../engine/index.js";
 import "./builtins.js";
 import { sampleGroups, scoreGroups } from "../rollout/groups.js";
 import type { RolloutGroup } from "../rollout/types.js";
@@ -43,18 +42,16 @@ export async function evaluate(
 ): Promise<EvalResult> {
   const greedy = opts.temperature <= 0;
   const n = greedy ? 1 : Math.max(...opts.k);
-  const groups = noGrad(() =>
-    sampleGroups(model, tokenizer, task, examples, {
-      groupSize: n,
-      maxNewTokens: opts.maxNewTokens,
-      temperature: opts.temperature,
-      ...(task.stop ? { stop: task.stop } : {}),
-      rng: new Rng(opts.seed).split("eval"),
-      policyVersion: -1,
-      idPrefix: "eval",
-      ...(opts.maxRows ? { maxRows: opts.maxRows } : {}),
-    }),
-  );
+  const groups = await sampleGroups(model, tokenizer, task, examples, {
+    groupSize: n,
+    maxNewTokens: opts.maxNewTokens,
+    temperature: opts.temperature,
+    ...(task.stop ? { stop: task.stop } : {}),
+    rng: new Rng(opts.seed).split("eval"),
+    policyVersion: -1,
+    idPrefix: "eval",
+    ...(opts.maxRows ? { maxRows: opts.maxRows } : {}),
+  });
   const byId = new Map(examples.map((e) => [e.id, e]));
   const stats = await scoreGroups(task, byId, groups);
   const p = `eval/${task.name}`;

@@ -43,6 +43,13 @@ export function rewardMetrics(
   m["credit/firstErrorFrac"] = all.length ? all.filter((r) => r.firstErrorEnd !== undefined).length / all.length : 0;
   m["credit/maskedTokensMean"] = mean(all.map((r) => r.creditMasked ?? 0));
   m["prompt/lengthMean"] = mean(groups.map((g) => g.rollouts[0]?.promptIds.length ?? 0));
+  // Multi-turn episodes (docs/multi-turn.md): turns, environment errors (bad input, timeouts) and budget cuts.
+  const episodes = all.flatMap((r) => (r.episode?.env ? [r.episode] : []));
+  if (episodes.length > 0) {
+    m["episode/turnsMean"] = mean(episodes.map((e) => e.turns));
+    m["episode/errors"] = episodes.reduce((s, e) => s + e.errors.length, 0);
+    m["episode/truncatedFrac"] = episodes.filter((e) => e.truncated !== undefined).length / episodes.length;
+  }
   return m;
 }
 
@@ -60,6 +67,7 @@ export function sampleRecords(groups: readonly RolloutGroup[], _tokenizer: Token
       terms: r.terms,
       advantage: round(r.advantage),
       ...(r.rewardInfo?.error ? { error: r.rewardInfo.error } : {}),
+      ...(r.episode?.env ? { turns: r.episode.turns, envErrors: r.episode.errors } : {}),
     })),
   }));
 }

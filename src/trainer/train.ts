@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, Rng } from "../util/index.js";
-import { noGrad, type OptimizerState } from "../engine/index.js";
+import { type OptimizerState } from "../engine/index.js";
 import { getTask } from "../tasks/index.js";
 import type { Example } from "../tasks/types.js";
 import { sampleGroups, scoreGroups } from "../rollout/groups.js";
@@ -152,19 +152,17 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     do {
       const t0 = performance.now();
       const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
-      const batch = noGrad(() =>
-        sampleGroups(model, tokenizer, task, prompts, {
-          groupSize: tc.groupSize,
-          maxNewTokens,
-          temperature: config.sampler.temperature,
-          topK: config.sampler.topK,
-          topP: config.sampler.topP,
-          ...(task.stop ? { stop: task.stop } : {}),
-          rng: stepRng.split(`gen-${genBatches}`),
-          policyVersion: step - 1,
-          idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
-        }),
-      );
+      const batch = await sampleGroups(model, tokenizer, task, prompts, {
+        groupSize: tc.groupSize,
+        maxNewTokens,
+        temperature: config.sampler.temperature,
+        topK: config.sampler.topK,
+        topP: config.sampler.topP,
+        ...(task.stop ? { stop: task.stop } : {}),
+        rng: stepRng.split(`gen-${genBatches}`),
+        policyVersion: step - 1,
+        idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
+      });
       time.generate += (performance.now() - t0) / 1000;
       genBatches++;
 

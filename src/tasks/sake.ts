@@ -1,0 +1,154 @@
+/**
+ * "sake": SAKE's knowledge-graph questions (concept card, SAKE part; docs/multi-turn.md). A question asks whether a
+ * drug treats or causes a disease, and the fact asked is held out of the graph, so it is answered by analogy from
+ * similar concepts' triplets, in three model turns with two tool calls (the "kg-tools" environment):
+ *
+ *   Q: does kato treat vemin?
+ *   <entities>kato; vemin</entities>      → tool 1: each entity's group of most similar concepts
+ *   <groups>kato; vemin</groups>          → tool 2: the triplets linking the kept groups
+ *   <think>bisa treats vemin</think>
+ *   <answer>yes</answer>
+ *
+ * The reward is `kg-answer` (format of the three turns + exact match) with its presets 0.3/0.7 (`sake3b`) and
+ * 0.2/0.8 (`sake7b`); `em` (weight 0) is logged and decides pass@k. Held-out questions are about drugs never asked
+ * about in training (`entitySplit`). Gold trajectories (for the SFT warm start) are the full transcripts, tool
+ * output included, built by the same tool functions the environment calls. Answers are balanced yes/no.
+ */
+import { z } from "zod";
+import { ConfigError } from "../util/errors.js";
+import { Rng } from "../util/rng.js";
+import type { KgGold } from "../rewards/kg-answer.js";
+import { defineTask } from "./define-task.js";
+import type { TaskDefinition } from "./registry.js";
+import type { Example, Task } from "./types.js";
+import {
+  buildGraph,
+  entitySplit,
+  kgGraphOptions,
+  linkingTriplets,
+  renderGroups,
+  renderTriplets,
+  similarGroup,
+  type KnowledgeGraph,
+  type Relation,
+} from "./sake-graph.js";
+
+/** Options of "sake". */
+export const sakeOptions = z
+  .object({
+    graph: kgGraphOptions.prefault({}),
+    preset: z.enum(["sake3b", "sake7b"]).default("sake3b").describe("kg-answer weights: 0.3/0.7 or 0.2/0.8"),
+    synonymRate: z.number().min(0).max(1).default(0.25).describe("share of questions naming a concept by synonym"),
+    maxTurns: z.number().int().min(1).max(10).default(3).describe("model turns before a loop of calls is cut"),
+    maxTokensPerTurn: z.number().int().min(8).default(96).describe("tokens in one model turn"),
+  })
+  .strict();
+/** Parsed "sake" options. */
+export type SakeOptions = z.output<typeof sakeOptions>;
+
+/** One question before rendering. */
+export interface SakeQuestion {
+  drug: string;
+  rel: "treats" | "causes";
+  disease: string;
+  yes: boolean;
+}
+
+const VERB = { treats: "treat", causes: "cause" } as const;
+
+/** Every question of a split: the held facts of its drugs (yes) and cross-family pairs (no). */
+function questions(graph: KnowledgeGraph, split: "train" | "test"): { yes: SakeQuestion[]; no: SakeQuestion[] } {
+  const drugs = [...graph.concepts.values()].filter((c) => c.type === "drug" && entitySplit(c.name) === split);
+  const diseases = [...graph.concepts.values()].filter((c) => c.type === "disease");
+  const yes: SakeQuestion[] = [];
+  const no: SakeQuestion[] = [];
+  for (const d of drugs) {
+    for (const rel of ["treats", "causes"] as const) {
+      const fact = graph.held.find((t) => t.head === d.name && t.rel === rel)!;
+      yes.push({ drug: d.name, rel, disease: fact.tail, yes: true });
+      const target = graph.concepts.get(fact.tail)!.cluster; // the family this drug's class treats (or causes)
+      for (const y of diseases) if (y.cluster !== target) no.push({ drug: d.name, rel, disease: y.name, yes: false });
+    }
+  }
+  return { yes, no };
+}
+
+/** The question as an example: prompt (names or synonyms), gold and the gold trajectory. */
+function toExample(graph: KnowledgeGraph, q: SakeQuestion, id: string, rng: Rng, synonymRate: number): Example<KgGold> {
+  const nameOf = (n: string) => {
+    const syn = graph.concepts.get(n)!.synonyms;
+    return syn.length && rng.random() < synonymRate ? rng.choice(syn) : n;
+  };
+  const x = nameOf(q.drug);
+  const y = nameOf(q.disease);
+  return {
+    id,
+    prompt: `Q: does ${x} ${VERB[q.rel]} ${y}?\n`,
+    gold: { answers: [q.yes ? "yes" : "no"] },
+    goldCompletion: goldTrajectory(graph, x, y, q),
+  };
+}
+
+/** The full gold transcript: three model turns with the two tools' exact answers between them. */
+export function goldTrajectory(graph: KnowledgeGraph, x: string, y: string, q: SakeQuestion): string {
+  const gx = similarGroup(graph, q.drug);
+  const gy = similarGroup(graph, q.disease);
+  const links = linkingTriplets(graph, [gx, gy]);
+  const evidence = links.find((t) => t.rel === (q.rel as Relation));
+  const think = evidence ? `${evidence.head} ${evidence.rel} ${evidence.tail}` : `no ${q.rel} link`;
+  return [
+    `<entities>${x}; ${y}</entities>`,
+    renderGroups([
+      { entity: x, members: gx },
+      { entity: y, members: gy },
+    ]),
+    `<groups>${x}; ${y}</groups>`,
+    renderTriplets(links),
+    `<think>${think}</think>\n<answer>${q.yes ? "yes" : "no"}</answer>`,
+  ].join("");
+}
+
+const sake = defineTask<KgGold, SakeOptions>({
+  name: "sake",
+  summary: "SAKE knowledge-graph questions: 3 model turns, 2 tool calls (kg-tools), kg-answer reward",
+  options: sakeOptions,
+  build: (o) => ({
+    description: `SAKE KG analogy questions (${o.preset}; ${o.graph.drugClasses} drug classes)`,
+    terms: [
+      { name: "kg", reward: "kg-answer", weight: 1, options: { preset: o.preset } },
+      { name: "em", reward: "kg-answer", weight: 0, options: { formatWeight: 0, answerWeight: 1 } },
+    ],
+    correctTerm: "em",
+    stop: ["</answer>"],
+    maxNewTokens: 320,
+    environment: {
+      name: "kg-tools",
+      options: { graph: o.graph, maxTurns: o.maxTurns, maxTokensPerTurn: o.maxTokensPerTurn },
+    },
+    generate(split, count, seed) {
+      const graph = buildGraph(o.graph);
+      const rng = new Rng(seed).split("sake").split(split);
+      const { yes, no } = questions(graph, split);
+      rng.shuffle(yes);
+      rng.shuffle(no);
+      if (split === "test" && count > 2 * yes.length)
+        throw new ConfigError(
+          `sake: the test split has ${yes.length} yes-questions (held-out drugs); ask for at most ${2 * yes.length} ` +
+            "test examples, or grow graph.drugClasses / graph.drugsPerClass",
+        );
+      const out: Example<KgGold>[] = [];
+      for (let i = 0; i < count; i++) {
+        const pool = i % 2 === 0 ? yes : no;
+        const q = pool[Math.floor(i / 2) % pool.length]!;
+        out.push(toExample(graph, q, `sake/${split}/${i}`, rng.split(i), o.synonymRate));
+      }
+      return out;
+    },
+  }),
+});
+
+/** Builds the "sake" task. */
+export const createSakeTask: (options?: Partial<SakeOptions>) => Task<KgGold> = sake.create;
+
+/** Registry definition of "sake". */
+export const sakeTask: TaskDefinition<SakeOptions> = sake.definition;
