@@ -135,11 +135,11 @@ class RewardClient:
         attempt = 0
         while True:
             self.requests += 1
-            wait, failure = self._attempt(method, path, data, headers)
+            wait, outcome = self._attempt(method, path, data, headers)
             if wait is None:
-                return failure  # the parsed answer
+                return outcome  # the parsed answer
             if attempt >= self.retries:
-                raise failure
+                raise outcome  # the last error
             delay = max(wait, min(self.max_backoff, self.backoff * 2 ** attempt))
             attempt += 1
             self.retried += 1
