@@ -232,7 +232,8 @@ class TrlReward:
         reward / task: the registered reward (`GET /v1/rewards`) or built-in task to score with (exactly one).
         options: the reward's options (or the task's, for `task`).
         gold: the dataset column holding the gold answer, or a function of the row (a dict of the columns) that
-            returns it in the shape the reward documents, e.g. `lambda row: {"answer": row["answer"]}`.
+            returns it in the shape the reward documents, e.g. `lambda row: {"answer": row["answer"]}`, or None
+            for rewards that read no gold (length, format).
         client: a `RewardClient` (default: one from url and token, or the environment).
         name: the name TRL logs it under (`rewards/<name>/mean`); default `rlvr/<reward or task>`.
         send_prompt: send the prompt (its last user message for chat prompts) as `example.prompt`.
@@ -271,6 +272,8 @@ class TrlReward:
         return scores
 
     def _golds(self, n, columns):
+        if self.gold is None:  # rewards that need no gold (length, format): JSON null
+            return [None] * n
         if callable(self.gold):
             rows = [{k: v[i] for k, v in columns.items() if isinstance(v, (list, tuple)) and len(v) == n}
                     for i in range(n)]

@@ -65,6 +65,8 @@ def check_trl_reward():
     assert abs(got[0] - 1.2) < 1e-12, got  # correct 1 + format 0.2
     tokens = rc.trl_reward("count-tokens", client=client(), send_token_ids=True)
     assert tokens(prompts=["p"], completions=["x"], completion_ids=[[5, 6, 7]], answer=["0"]) == [3]
+    no_gold = rc.trl_reward("echo", gold=None, client=client())  # no gold column needed
+    assert no_gold(prompts=["p", "q"], completions=["xyz", ""]) == [3, 0]
     e = raises(KeyError, lambda: f(prompts=["p"], completions=["x"], solution=["1"]))
     assert "no gold column 'answer'" in str(e) and "solution" in str(e), e
 
