@@ -4,9 +4,11 @@
  *
  * Sandbox counters are read from the worker pool at scrape time: the pool keeps its own totals (spawns, and the
  * timeouts, memory kills, crashes and deaths that each cost a restart), and a scrape adds what moved since the last.
+ * With a Redis queue (`--redis`), the queue's depth is read from Redis at scrape time the same way.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { PoolStats } from "../rewards/sandbox/pool.js";
+import type { QueueSnapshot } from "./queue-scorer.js";
 
 /** What the metrics read of a sandbox pool; null while none has started. */
 export type PoolSnapshot = (PoolStats & { queued: number; size: number }) | null;
@@ -74,6 +76,38 @@ export class ServiceMetrics {
     });
     this.sandboxMetrics(poolStats);
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Redis queue gauges, read when scraped (`rlvr serve-rewards --redis`). */
+  queueMetrics(read: () => Promise<QueueSnapshot>): void {
+    const registers = [this.registry];
+    let last: Promise<QueueSnapshot> | null = null;
+    // One read per scrape serves every gauge: the first collect() starts it, the others share it.
+    const snapshot = () => (last ??= read().finally(() => setImmediate(() => (last = null))));
+    const gauge = (name: string, help: string, pick: (s: QueueSnapshot) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          this.set(pick(await snapshot()));
+        },
+      });
+    gauge("rlvr_serve_queue_up", "1 while Redis answers, 0 while it is unreachable", (s) => (s.up ? 1 : 0));
+    gauge("rlvr_serve_queue_depth", "jobs waiting in the Redis queue for a worker (all servers)", (s) => s.waiting);
+    gauge("rlvr_serve_queue_active", "jobs being scored by workers now (all servers)", (s) => s.active);
+    gauge("rlvr_serve_queue_awaiting", "items this server waits on for a worker's result", (s) => s.awaiting);
+    let readded = 0;
+    new Counter({
+      name: "rlvr_serve_queue_readded_total",
+      help: "jobs this server re-added after Redis lost them (a restart without persistence)",
+      registers,
+      async collect() {
+        const s = await snapshot();
+        this.inc(s.readded - readded);
+        readded = s.readded;
+      },
+    });
   }
 
   /** Pool gauges and counters, read when scraped. */

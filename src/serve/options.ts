@@ -5,8 +5,12 @@
  * Memory is bounded by construction: at most `concurrency` score requests are admitted at once (the next one gets
  * 429 before its body is read), each body is at most `maxBodyBytes` and holds at most `maxItems` items, so the
  * service holds at most concurrency × maxBodyBytes of request data however hard it is pushed.
+ *
+ * With `redis` set, items are scored by queue workers instead of in process (docs/reward-service.md "Workers and
+ * the Redis queue"); the same limits apply to the requests, and `itemTimeoutMs` bounds each item's wait for its job.
  */
 import { z } from "zod";
+import { checkRedisUrl, DEFAULT_QUEUE } from "./queue-settings.js";
 
 /** The environment variable that supplies the bearer token when `--token` is not given. */
 export const TOKEN_ENV = "RLVR_REWARD_TOKEN";
@@ -43,8 +47,32 @@ export const serveOptionsSchema = z
       .min(1)
       .default(8)
       .describe("score requests served at once; the next one gets 429 with Retry-After"),
+    redis: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Redis URL (redis://host:port[/db]): score through a queue that `rlvr reward-worker`s consume"),
+    queue: z
+      .string()
+      .regex(/^[^:\s]+$/, "a queue name without ':' or spaces")
+      .default(DEFAULT_QUEUE)
+      .describe("queue name (with --redis); workers must use the same"),
+    queueGraceMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(5000)
+      .describe("with --redis: how long Redis may be unreachable before waiting items get queue-unavailable"),
   })
-  .strict();
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.redis === undefined) return;
+    try {
+      checkRedisUrl(o.redis);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", path: ["redis"], message: (err as Error).message.replace(/^redis: /, "") });
+    }
+  });
 
 /** Parsed service options. */
 export type ServeOptions = z.output<typeof serveOptionsSchema>;

@@ -61,6 +61,7 @@ export const ITEM_ERROR_CODES = [
   "invalid-options",
   "reward-failed",
   "timeout",
+  "queue-unavailable",
 ] as const;
 export type ItemErrorCode = (typeof ITEM_ERROR_CODES)[number];
 

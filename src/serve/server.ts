@@ -1,14 +1,15 @@
 /**
  * The reward service (issue 17, first slice): rlvr's reward registry behind HTTP on Fastify, so external trainers
  * (TRL, verl) can score completions with rlvr's verifiers. Routes, limits, auth and metrics are documented in
- * docs/reward-service.md; this file wires them. Scoring is in process (the Redis queue workers are not built yet);
- * code-running rewards already run in the sandbox worker pool, never on the server's thread.
+ * docs/reward-service.md; this file wires them. Scoring is in process by default (code-running rewards run in the
+ * sandbox worker pool, never on the server's thread); with `redis` set, items go through a Redis queue to
+ * `rlvr reward-worker` processes (queue-scorer.ts) that score them with the same function.
  *
  * Order of checks for a score request: bearer token (401), concurrency (429 with Retry-After, before the body is
  * read), body size and JSON (413, 400, 415: Fastify's parser), item count (413), item shapes (400 naming the
  * field), then each item is scored alone (an item error never fails the batch).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import { rewards as defaultRewards, type RewardRegistry } from "../rewards/index.js";
@@ -20,6 +21,7 @@ import { openApiDocument } from "./openapi.js";
 import { parseServeOptions, RETRY_AFTER_S, type ServeOptions } from "./options.js";
 import { rewardItemSchema, taskItemSchema, type ItemResult, type ScoreItem } from "./schemas.js";
 import { scoreItems } from "./score-items.js";
+import type { QueueScorer } from "./queue-scorer.js";
 
 /** What `buildRewardServer` takes: the service options plus the registries and pool it serves. */
 export interface RewardServerConfig extends Partial<ServeOptions> {
@@ -31,6 +33,8 @@ export interface RewardServerConfig extends Partial<ServeOptions> {
   poolStats?: () => PoolSnapshot;
   /** Version in the OpenAPI document. */
   version?: string;
+  /** The Redis queue that scores items when `redis` is set (`startRewardServer` connects it). */
+  queueScorer?: QueueScorer;
 }
 
 /** A built server and its parsed options and metrics. */
@@ -58,9 +62,20 @@ const envelopeSchema = z.object({ items: z.array(z.unknown()) }).strict();
 
 /** Builds the server (not listening yet: call `app.listen`, or use `startRewardServer`). */
 export function buildRewardServer(config: RewardServerConfig = {}): RewardServer {
-  const { rewards = defaultRewards, tasks = defaultTasks, poolStats = sharedPoolStats, version, ...rest } = config;
+  const {
+    rewards = defaultRewards,
+    tasks = defaultTasks,
+    poolStats = sharedPoolStats,
+    version,
+    queueScorer: queue,
+    ...rest
+  } = config;
   const options = parseServeOptions(rest);
+  if ((options.redis === undefined) !== (queue === undefined)) {
+    throw new RangeError("reward service options: redis needs a connected queue (use startRewardServer)");
+  }
   const metrics = new ServiceMetrics(poolStats);
+  if (queue) metrics.queueMetrics(() => queue.snapshot());
   const app = Fastify({ bodyLimit: options.maxBodyBytes, logger: false, return503OnClosing: true });
   const openapi = openApiDocument(version ?? "0.1.0");
   let active = 0;
@@ -130,10 +145,29 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
       metrics.itemSeconds.observe({ reward: label }, seconds);
       if ("error" in result) metrics.errors.inc({ code: result.error.code });
     };
+    if (queue) {
+      const started = performance.now();
+      const label = (item: ScoreItem) => ("reward" in item ? item.reward : `task:${item.task}`);
+      const known = (item: ScoreItem) => ("reward" in item ? rewards.has(item.reward) : tasks.has(item.task));
+      const results = await queue.score(items, requestIdOf(req), options.itemTimeoutMs, (i, result) => {
+        const item = items[i]!;
+        observe(known(item) ? label(item) : "(unknown)", result, (performance.now() - started) / 1000);
+      });
+      return { results };
+    }
     const results = await scoreItems(items, { rewards, tasks, itemTimeoutMs: options.itemTimeoutMs, observe });
     return { results };
   });
   return { app, options, metrics, idle };
+}
+
+/**
+ * The request's id for queue job ids: the client's `X-Request-Id` when it sends a usable one (so a retried request
+ * finds its jobs instead of scoring again), else a fresh UUID.
+ */
+function requestIdOf(req: FastifyRequest): string {
+  const id = req.headers["x-request-id"];
+  return typeof id === "string" && /^[\x21-\x7e]{1,200}$/.test(id) ? id : randomUUID();
 }
 
 /** Checks the body's shape: 413 beyond `maxItems`, 400 naming the first bad fields. */

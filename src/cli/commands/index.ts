@@ -8,6 +8,7 @@ import { register as demo } from "./demo.js";
 import { register as rewardsCommand } from "./rewards.js";
 import { register as carPlot } from "./car-plot.js";
 import { register as serveRewards } from "./serve-rewards.js";
+import { register as rewardWorker } from "./reward-worker.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -20,4 +21,5 @@ export const commands: RegisterCommand[] = [
   rewardsCommand,
   carPlot,
   serveRewards,
+  rewardWorker,
 ];

@@ -1,10 +1,11 @@
 /**
  * `rlvr serve-rewards`: runs the reward service (docs/reward-service.md) until SIGINT or SIGTERM, then drains
  * in-flight requests and closes the sandbox pool. Flags and their help come from the service's options schema;
- * the token may come from $RLVR_REWARD_TOKEN so it need not appear in the process list.
+ * the token may come from $RLVR_REWARD_TOKEN so it need not appear in the process list. With `--redis URL` items are
+ * scored by `rlvr reward-worker`s through a Redis queue; an unreachable Redis fails the start (exit 1, naming it).
  */
 import type { Command } from "commander";
-import { parseServeOptions, serveOptionsSchema, startRewardServer, TOKEN_ENV } from "../../serve/index.js";
+import { parseServeOptions, redactUrl, serveOptionsSchema, startRewardServer, TOKEN_ENV } from "../../serve/index.js";
 
 const FLAGS = [
   ["port", "--port <n>"],
@@ -14,7 +15,13 @@ const FLAGS = [
   ["maxBodyBytes", "--max-body-bytes <n>"],
   ["itemTimeoutMs", "--item-timeout-ms <n>"],
   ["concurrency", "--concurrency <n>"],
+  ["redis", "--redis <url>"],
+  ["queue", "--queue <name>"],
+  ["queueGraceMs", "--queue-grace-ms <n>"],
 ] as const;
+
+/** Flags whose values are strings; the others are numbers. */
+const TEXT_FLAGS = new Set(["host", "token", "redis", "queue"]);
 
 type Flags = Partial<Record<(typeof FLAGS)[number][0], string>>;
 
@@ -24,7 +31,7 @@ export function optionsFromFlags(flags: Flags, env: NodeJS.ProcessEnv = process.
   for (const [key] of FLAGS) {
     const v = flags[key];
     if (v === undefined) continue;
-    out[key] = key === "host" || key === "token" ? v : v.trim() === "" ? NaN : Number(v);
+    out[key] = TEXT_FLAGS.has(key) ? v : v.trim() === "" ? NaN : Number(v);
   }
   if (out.token === undefined && env[TOKEN_ENV]) out.token = env[TOKEN_ENV];
   return out;
@@ -37,7 +44,7 @@ export function register(program: Command): void {
     .description("serve the reward registry over HTTP: POST /v1/score, GET /v1/rewards, /healthz, /metrics");
   for (const [key, flag] of FLAGS) {
     const field = serveOptionsSchema.shape[key];
-    const def = key === "token" ? undefined : (field.parse(undefined) as unknown);
+    const def = key === "token" || key === "redis" ? undefined : (field.parse(undefined) as unknown);
     cmd.option(flag, `${field.description ?? key}${def !== undefined ? ` (default ${JSON.stringify(def)})` : ""}`);
   }
   cmd.action(async (flags: Flags) => {
@@ -49,9 +56,17 @@ export function register(program: Command): void {
       process.exitCode = 2;
       return;
     }
-    const server = await startRewardServer(options);
+    let server;
+    try {
+      server = await startRewardServer(options);
+    } catch (err) {
+      console.error(`rlvr: serve-rewards: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+      return;
+    }
     const auth = options.token ? "bearer token required" : "no token";
-    console.log(`rlvr reward service listening on ${server.url} (${auth}; POST ${server.url}/v1/score)`);
+    const via = options.redis ? `; queue "${options.queue}" at ${redactUrl(options.redis)}` : "";
+    console.log(`rlvr reward service listening on ${server.url} (${auth}; POST ${server.url}/v1/score${via})`);
     const stop = (signal: string) => {
       console.log(`rlvr: ${signal}: draining and closing the sandbox pool`);
       server.close().then(

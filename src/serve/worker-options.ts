@@ -1,0 +1,67 @@
+/**
+ * Options of a reward worker (`rlvr reward-worker`, worker.ts), with their defaults documented once; the CLI flags
+ * and their help come from here (docs/reward-service.md "Workers and the Redis queue").
+ *
+ * Lock and stall settings are shorter than BullMQ's defaults (30 s lock, 30 s stall check) so that the job of a
+ * worker killed mid-job (SIGKILL, a lost machine) is handed to another worker within about
+ * lockMs + 2 × stalledIntervalMs (20 s by default), well inside the server's default 60 s per-item limit. A live
+ * worker renews its locks every lockMs / 2; a synchronous checker that blocked its event loop longer than lockMs
+ * would have its job run again elsewhere (a second run, never a second result).
+ */
+import { z } from "zod";
+import { checkRedisUrl, DEFAULT_QUEUE } from "./queue-settings.js";
+
+/** Worker options; every field but `redis` has a default. */
+export const workerOptionsSchema = z
+  .object({
+    redis: z.string().min(1).describe("Redis URL of the queue (redis://host:port[/db]), as given to serve-rewards"),
+    queue: z
+      .string()
+      .regex(/^[^:\s]+$/, "a queue name without ':' or spaces")
+      .default(DEFAULT_QUEUE)
+      .describe("queue name, as given to serve-rewards"),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024)
+      .default(8)
+      .describe("jobs scored at once (sandboxed rewards overlap; text checks share one thread)"),
+    lockMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(10_000)
+      .describe("job lock time; a worker that stops renewing it (killed) loses the job after this long"),
+    stalledIntervalMs: z
+      .number()
+      .int()
+      .min(50)
+      .default(5000)
+      .describe("how often this worker looks for jobs whose worker died, and puts them back in the queue"),
+    maxStalled: z
+      .number()
+      .int()
+      .min(0)
+      .default(2)
+      .describe("times a job may lose its worker and be retried before it fails (a job that kills every worker)"),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    try {
+      checkRedisUrl(o.redis);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", path: ["redis"], message: (err as Error).message.replace(/^redis: /, "") });
+    }
+  });
+
+/** Parsed worker options. */
+export type WorkerOptions = z.output<typeof workerOptionsSchema>;
+
+/** Parses worker options (missing fields take their defaults); the error names the field. */
+export function parseWorkerOptions(input: unknown): WorkerOptions {
+  const r = workerOptionsSchema.safeParse(input ?? {});
+  if (r.success) return r.data;
+  const issues = r.error.issues.map((i) => `${i.path.join(".") || "(options)"}: ${i.message}`).join("; ");
+  throw new RangeError(`reward worker options: ${issues}`);
+}

@@ -1,0 +1,130 @@
+/**
+ * A reward worker (`rlvr reward-worker`): consumes the score jobs that `rlvr serve-rewards --redis` enqueues and
+ * scores each with `scoreItems`, the function in-process scoring uses, so results through the queue are the same
+ * numbers and the same item errors. Code-running rewards run in this machine's sandbox pool, as they do in the
+ * server. Settings and guarantees: worker-options.ts and docs/reward-service.md "Workers and the Redis queue".
+ *
+ * A job whose request has stopped waiting (its deadline passed while it sat in the queue, e.g. behind a backlog) is
+ * answered `timeout` without scoring, so a backlog drains quickly. `close()` (SIGTERM) stops taking jobs, finishes
+ * the ones in hand, then closes the sandbox pool.
+ */
+import { Worker, type Job } from "bullmq";
+import { rewards as defaultRewards, type RewardRegistry } from "../rewards/index.js";
+import { closeSharedPool } from "../rewards/sandbox/pool.js";
+import { tasks as defaultTasks, type TaskRegistry } from "../tasks/index.js";
+import { connectionTo, JOB_FORMAT, messageOf, probeRedis, redactUrl, type ScoreJobData } from "./queue-settings.js";
+import { scoreItemSchema, type ItemResult } from "./schemas.js";
+import { itemError, scoreItems } from "./score-items.js";
+import { parseWorkerOptions, type WorkerOptions } from "./worker-options.js";
+
+/** Default time close() gives Redis to take the results of the last jobs (ms). */
+const CLOSE_WAIT_MS = 5000;
+
+/** What `startRewardWorker` takes: the options plus the registries it scores with and optional hooks. */
+export interface RewardWorkerConfig extends Partial<WorkerOptions> {
+  /** Reward registry (default: every built-in reward). */
+  rewards?: RewardRegistry;
+  /** Task registry (default: the built-in tasks). */
+  tasks?: TaskRegistry;
+  /** Leave the shared sandbox pool open on close (tests that run several workers in one process). */
+  keepPool?: boolean;
+  /** Called with Redis and worker errors (the worker keeps reconnecting; default: ignored). */
+  onError?(message: string): void;
+  /** Called when a job starts (its id); tests use it to kill a worker mid-job. */
+  onActive?(jobId: string): void;
+  /** How long close() waits, once the jobs in hand are scored, for Redis to take their results (ms). */
+  closeWaitMs?: number;
+}
+
+/** A running worker. */
+export interface RunningRewardWorker {
+  options: WorkerOptions;
+  /** Jobs this worker has finished. */
+  processed(): number;
+  /** Stops taking jobs, finishes those in hand, closes the connection (and the sandbox pool unless keepPool). */
+  close(): Promise<void>;
+}
+
+/** Checks Redis (an unreachable URL fails here, naming it), then starts consuming. */
+export async function startRewardWorker(config: RewardWorkerConfig): Promise<RunningRewardWorker> {
+  const { rewards = defaultRewards, tasks = defaultTasks, keepPool = false, onError, onActive, ...rest } = config;
+  const { closeWaitMs = CLOSE_WAIT_MS, ...fields } = rest;
+  const options = parseWorkerOptions(fields);
+  await probeRedis(options.redis);
+  let processed = 0;
+  const inHand = new Set<Promise<ItemResult>>();
+  const worker = new Worker<ScoreJobData, ItemResult>(
+    options.queue,
+    async (job) => {
+      const scoring = scoreJob(job, rewards, tasks);
+      inHand.add(scoring);
+      const result = await scoring.finally(() => inHand.delete(scoring));
+      processed++;
+      return result;
+    },
+    {
+      connection: connectionTo(options.redis),
+      concurrency: options.concurrency,
+      lockDuration: options.lockMs,
+      stalledInterval: options.stalledIntervalMs,
+      maxStalledCount: options.maxStalled,
+    },
+  );
+  worker.on("error", (err) => onError?.(`${redactUrl(options.redis)}: ${messageOf(err)}`));
+  if (onActive) worker.on("active", (job) => onActive(job.id ?? ""));
+  await worker.waitUntilReady();
+  let closing: Promise<void> | null = null;
+  return {
+    options,
+    processed: () => processed,
+    close() {
+      closing ??= (async () => {
+        // Stop taking jobs and finish those in hand (each is bounded by its request's deadline); then Redis has
+        // closeWaitMs to take the results. When it is gone, waiting longer cannot help: disconnect.
+        const graceful = worker.close().then(
+          () => true,
+          () => false,
+        );
+        const scored = Promise.allSettled([...inHand])
+          .then(() => sleep(closeWaitMs))
+          .then(() => false);
+        if (!(await Promise.race([graceful, scored]))) await forceDisconnect(worker);
+        if (!keepPool) await closeSharedPool();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Drops the worker's Redis connections without waiting for Redis (which is not answering). */
+async function forceDisconnect(worker: Worker): Promise<void> {
+  const conns = worker as unknown as Record<"connection" | "blockingConnection", { client: Promise<Disconnectable> }>;
+  for (const c of [conns.connection, conns.blockingConnection]) (await c?.client)?.disconnect();
+}
+
+/** ioredis's disconnect, which BullMQ's client interface does not declare. */
+interface Disconnectable {
+  disconnect(): void;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Scores one job's item; never throws (a throw would make BullMQ retry a deterministic failure). */
+async function scoreJob(
+  job: Job<ScoreJobData, ItemResult>,
+  rewards: RewardRegistry,
+  tasks: TaskRegistry,
+): Promise<ItemResult> {
+  const data = job.data as Partial<ScoreJobData> | undefined;
+  if (data?.format !== JOB_FORMAT) {
+    return itemError("reward-failed", `job ${job.id} has data format ${data?.format}; this worker reads ${JOB_FORMAT}`);
+  }
+  const item = scoreItemSchema.safeParse(data.item);
+  if (!item.success) return itemError("reward-failed", `job ${job.id} does not hold a score item`);
+  const left = Math.min(data.timeoutMs ?? 0, (data.deadline ?? 0) - Date.now());
+  if (left <= 0) {
+    return itemError("timeout", `the request stopped waiting before a worker took the item (${data.timeoutMs} ms)`);
+  }
+  const [result] = await scoreItems([item.data], { rewards, tasks, itemTimeoutMs: left });
+  return result!;
+}

@@ -1,0 +1,123 @@
+/**
+ * Worker processes that die or stop while they hold jobs (real child processes on a live Redis; skipped with a
+ * message when none answers, unless RLVR_REQUIRE_REDIS=1). A worker SIGKILLed with two jobs in hand loses nothing:
+ * BullMQ's stalled-job check (short lock settings here) hands those jobs to a second worker, and the request gets
+ * exactly one result per item, in order. A worker sent SIGTERM with a job in hand finishes it, then exits 0.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { join, resolve } from "node:path";
+import { startRewardServer, type RunningRewardServer } from "../../src/serve/index.js";
+import { get, metric, post } from "./helpers.js";
+import { dropQueue, exited, queueName, REDIS_URL, redisAvailable, slowItem, slowRegistry } from "./queue-helpers.js";
+
+const up = await redisAvailable();
+const CHILD = join(resolve(__dirname), "queue-worker-child.ts");
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+/** A worker process on `queue`: its output lines so far, and a wait for a line. */
+interface Child {
+  proc: ChildProcess;
+  lines: string[];
+  waitFor(check: (lines: string[]) => boolean): Promise<void>;
+}
+
+function worker(queue: string, concurrency: number): Child {
+  const proc = spawn(process.execPath, [
+    "--import",
+    "tsx",
+    CHILD,
+    REDIS_URL,
+    queue,
+    String(concurrency),
+    "1000",
+    "500",
+  ]);
+  const lines: string[] = [];
+  let out = "";
+  let waiters: (() => void)[] = [];
+  const onData = (d: Buffer) => {
+    out += String(d);
+    const parts = out.split("\n");
+    out = parts.pop()!;
+    lines.push(...parts.filter((l) => l.trim()));
+    for (const w of waiters) w();
+  };
+  proc.stdout!.on("data", onData);
+  let err = "";
+  proc.stderr!.on("data", (d) => (err += String(d)));
+  cleanup.push(async () => {
+    proc.kill("SIGKILL");
+    await exited(proc);
+  });
+  const waitFor = (check: (lines: string[]) => boolean) =>
+    new Promise<void>((resolveWait, reject) => {
+      const test = () => {
+        if (!check(lines)) return;
+        waiters = waiters.filter((w) => w !== test);
+        resolveWait();
+      };
+      waiters.push(test);
+      proc.once("exit", (code) => reject(new Error(`worker exited ${code}: ${lines.join(" | ")} ${err}`)));
+      test();
+    });
+  return { proc, lines, waitFor };
+}
+
+const values = (lines: string[], kind: "start" | "end") =>
+  lines.filter((l) => l.startsWith(kind + " ")).map((l) => Number(l.split(" ")[1]));
+
+async function server(queue: string): Promise<RunningRewardServer> {
+  const { registry } = slowRegistry();
+  const s = await startRewardServer({ port: 0, keepPool: true, redis: REDIS_URL, queue, rewards: registry });
+  cleanup.push(async () => {
+    await s.close();
+    await dropQueue(queue);
+  });
+  return s;
+}
+
+describe.skipIf(!up)("worker processes that die or stop mid-job", () => {
+  it("a worker SIGKILLed with jobs in hand loses nothing: another worker takes them, one result per item", async () => {
+    const q = queueName("kill");
+    const s = await server(q);
+    const a = worker(q, 2);
+    await a.waitFor((l) => l.includes("ready"));
+    const items = [0, 1, 2, 3, 4, 5].map((v) => slowItem(800, v));
+    const pending = post(s, "/v1/score", { items });
+    await a.waitFor((l) => values(l, "start").length === 2);
+    a.proc.kill("SIGKILL");
+    await exited(a.proc);
+    const killedMidJob = values(a.lines, "start").filter((v) => !values(a.lines, "end").includes(v));
+    expect(killedMidJob).toHaveLength(2);
+
+    const b = worker(q, 3);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual(items.map((_, v) => ({ score: v, terms: { value: v } })));
+    // The second worker scored every item the first did not finish, each once: the two killed jobs among them.
+    const ended = values(b.lines, "end");
+    expect([...ended].sort()).toEqual([0, 1, 2, 3, 4, 5].filter((v) => !values(a.lines, "end").includes(v)));
+    for (const v of killedMidJob) expect(ended).toContain(v);
+    expect(metric((await get(s, "/metrics")).text, "rlvr_serve_queue_awaiting")).toBe(0);
+    b.proc.kill("SIGTERM");
+    expect(await exited(b.proc)).toBe(0);
+  });
+
+  it("SIGTERM finishes the job in hand, answers the request, and exits 0", async () => {
+    const q = queueName("term");
+    const s = await server(q);
+    const w = worker(q, 1);
+    await w.waitFor((l) => l.includes("ready"));
+    const pending = post(s, "/v1/score", { items: [slowItem(600, 9)] });
+    await w.waitFor((l) => l.includes("start 9"));
+    w.proc.kill("SIGTERM");
+    expect((await pending).body.results).toEqual([{ score: 9, terms: { value: 9 } }]);
+    expect(await exited(w.proc)).toBe(0);
+    expect(w.lines).toContain("end 9");
+  });
+});
