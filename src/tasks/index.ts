@@ -10,6 +10,7 @@ import { linearEquationTask } from "./linear-equation.js";
 import { mpcCarTask } from "./mpc-car.js";
 import { optimisationTask } from "./optimisation.js";
 import { matmulKernelTask } from "./matmul-kernel.js";
+import { sudokuTask } from "./sudoku.js";
 import { sakeTask } from "./sake.js";
 
 export * from "./types.js";
@@ -25,6 +26,7 @@ export { createOptimisationTask, optimisationOptions, type OptimisationOptions }
 export { createMatmulKernelTask, matmulKernelOptions, type MatmulKernelOptions } from "./matmul-kernel.js";
 export { createMpcCarTask, mpcCarOptions, goldParams, type MpcCarOptions } from "./mpc-car.js";
 export { createSakeTask, sakeOptions, type SakeOptions } from "./sake.js";
+export { createSudokuTask, sudokuTaskOptions, countSolutions, makePuzzle, randomGrid } from "./sudoku.js";
 export { FORMAT_WEIGHT, ANSWER_STOP, ANSWER_MAX_TOKENS, boxedCompletion } from "./answer-format.js";
 
 /** The built-in task definitions, in registration order. */
@@ -39,6 +41,9 @@ if (!tasks.has(matmulKernelTask.name)) registerTask(matmulKernelTask);
 
 // The MPC car task runs a simulator in its reward; registered outside BUILTIN_TASKS (short maths prompts).
 if (!tasks.has(mpcCarTask.name)) registerTask(mpcCarTask);
+
+// 4×4 sudoku (wd1/d1's puzzle task): registered outside BUILTIN_TASKS (its answer is a grid, not a boxed number).
+if (!tasks.has(sudokuTask.name)) registerTask(sudokuTask);
 
 // SAKE runs multi-turn episodes with the "kg-tools" environment; registered outside BUILTIN_TASKS (short maths prompts).
 if (!tasks.has(sakeTask.name)) registerTask(sakeTask);
