@@ -1,0 +1,304 @@
+/**
+ * Load and faults of the reward service through its Redis queue (issue 17 "Load and faults"), all on loopback: a
+ * private memory-only redis-server on a free port, `rlvr serve-rewards --redis` and `rlvr reward-worker` as child
+ * processes, and this process as the client. Phases:
+ *   1. in process: the same maths items scored by `rewards.score` on this thread (the bench:rewards baseline);
+ *   2. fault-free: maths items, then sandboxed solver (sirl) items, with 1, 2 and 4 workers;
+ *   3. faults: the same with 2 workers while one worker is SIGKILLed (and replaced) every few seconds and Redis is
+ *      killed and restarted (empty) once, halfway through the maths items.
+ * Every result is compared with the in-process one for its item. Metrics (JSON lines, `{bench, metric, value,
+ * unit}`): serve.lost (items without their right result: missing, an item error, or another score),
+ * serve.duplicated (results beyond one per item), serve.math_throughput_ratio (service maths items/s, best worker
+ * count, over in-process), serve.p99_ms and serve.p50_ms (per request), serve.rss_growth_mb (server RSS, mean over
+ * the last 10,000 maths items minus the first 10,000), serve.solver_items_per_s; the fault run's under serve.faults.*.
+ * Targets: zero lost and duplicated, ratio >= 0.5, RSS growth ~0.
+ *
+ * Departures: requests carry `BATCH` items each with `INFLIGHT` in flight (a trainer sends a step's completions at
+ * once); latency is per request. The fault run's items use the server's default 60 s item limit and the workers'
+ * default lock settings, so a killed worker's jobs come back after about 10-20 s.
+ * Run: npm run bench:serve (needs redis-server on PATH); BENCH_SERVE_SMOKE=1 runs a tiny version in about a minute.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import { main } from "../src/cli/index.js";
+import { rewards } from "../src/rewards/index.js";
+import { probeRedis, toScored, type ItemResult, type ScoreItem } from "../src/serve/index.js";
+import { Rng } from "../src/util/index.js";
+
+const SELF = resolve(import.meta.dirname ?? ".", "serve.ts");
+
+const SMOKE = process.env.BENCH_SERVE_SMOKE === "1";
+const SIZE = SMOKE
+  ? { math: 600, solver: 8, workers: [1, 2], window: 150, killEveryMs: 3000 }
+  : { math: 50_000, solver: 2_000, workers: [1, 2, 4], window: 10_000, killEveryMs: 4000 };
+const BATCH = SMOKE ? 50 : 256;
+const INFLIGHT = 4;
+
+interface Case {
+  item: ScoreItem;
+  want: ItemResult;
+}
+
+interface RunResult {
+  seconds: number;
+  lost: number;
+  /** Lost items by reason: an item error code, `wrong` (another result) or `missing`. */
+  why: Record<string, number>;
+  duplicated: number;
+  latencies: number[];
+  rss: { done: number; mb: number }[];
+}
+
+/** Seeded maths items (reasoning text, then a right, wrong or unboxed answer) with their in-process results. */
+async function mathCases(n: number): Promise<{ cases: Case[]; perSecond: number }> {
+  const rng = new Rng(2026);
+  const items: ScoreItem[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = rng.intBetween(1, 999);
+    const b = rng.intBetween(2, 99);
+    const gold = rng.random() < 0.5 ? String(a) : `\\frac{${a}}{${b}}`;
+    const r = rng.random();
+    const answer = r < 0.5 ? gold : r < 0.8 ? String(a + 1) : `${a}/${b}`;
+    const steps = Array.from({ length: rng.intBetween(4, 16) }, (_, k) => `Step ${k}: ${a} + ${k} = ${a + k}.`);
+    items.push({ reward: "math-answer", completion: `${steps.join(" ")} So $\\boxed{${answer}}$.`, example: { gold } });
+  }
+  const spec = rewards.get("math-answer");
+  const options = spec.options.parse({});
+  const t0 = performance.now();
+  const cases: Case[] = [];
+  for (const item of items) {
+    const it = item as Extract<ScoreItem, { reward: string }>;
+    cases.push({
+      item,
+      want: toScored(await spec.score({ completion: it.completion, gold: it.example.gold }, options)),
+    });
+  }
+  return { cases, perSecond: n / ((performance.now() - t0) / 1000) };
+}
+
+/** Sandboxed solver items: the gold completion and two that fail, scored once each in process. */
+async function solverCases(n: number): Promise<Case[]> {
+  const spec = rewards.get("sirl");
+  const gold = spec.goldCompletion!(spec.exampleGold, spec.options.parse({}));
+  const kinds = [gold, "", gold.replace(/\d/g, "7")];
+  const wants = await Promise.all(
+    kinds.map(async (c) => toScored(await rewards.score("sirl", { completion: c, gold: spec.exampleGold }))),
+  );
+  return Array.from({ length: n }, (_, i) => ({
+    item: { reward: "sirl", completion: kinds[i % 3]!, example: { gold: spec.exampleGold } },
+    want: wants[i % 3]!,
+  }));
+}
+
+/** A child running an rlvr command; resolves once a stdout line matches `ready`. */
+function command(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--as-cli", ...args], { stdio: "pipe" });
+  let out = "";
+  return new Promise((ok, fail) => {
+    const onData = (d: Buffer) => {
+      out += String(d);
+      const m = ready.exec(out);
+      if (m) ok({ child, match: m });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (d) => (out += String(d)));
+    child.once("exit", (code) => fail(new Error(`rlvr ${args[0]} exited ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+  ]);
+  for (let i = 0; i < 100; i++) {
+    try {
+      await probeRedis(`redis://127.0.0.1:${port}`, 500);
+      return child;
+    } catch {
+      await sleep(50);
+    }
+  }
+  throw new Error("redis-server did not start");
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const exited = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once("exit", () => r())));
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+/** Sends `cases` in batches, INFLIGHT requests at a time, checking each result against its in-process one. */
+async function drive(url: string, serverPid: number, cases: Case[], tag: string): Promise<RunResult> {
+  const out: RunResult = { seconds: 0, lost: 0, why: {}, duplicated: 0, latencies: [], rss: [] };
+  let next = 0;
+  let done = 0;
+  const sampler = setInterval(() => out.rss.push({ done, mb: rssMb(serverPid) }), 250);
+  const t0 = performance.now();
+  const one = async (): Promise<void> => {
+    while (next < cases.length) {
+      const batch = cases.slice(next, (next += BATCH));
+      const started = performance.now();
+      let res: Response;
+      for (;;) {
+        res = await fetch(url + "/v1/score", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-request-id": `${tag}-${next}` },
+          body: JSON.stringify({ items: batch.map((c) => c.item) }),
+        });
+        if (res.status !== 429) break;
+        await sleep(1000);
+      }
+      const results = res.ok ? ((await res.json()) as { results: ItemResult[] }).results : [];
+      out.latencies.push(performance.now() - started);
+      out.duplicated += Math.max(0, results.length - batch.length);
+      batch.forEach((c, i) => {
+        const got = results[i];
+        if (JSON.stringify(got) === JSON.stringify(c.want)) return;
+        out.lost++;
+        const why = got === undefined ? `missing (HTTP ${res.status})` : "error" in got ? got.error.code : "wrong";
+        out.why[why] = (out.why[why] ?? 0) + 1;
+      });
+      done += batch.length;
+    }
+  };
+  await Promise.all(Array.from({ length: INFLIGHT }, one));
+  out.seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  out.rss.push({ done, mb: rssMb(serverPid) });
+  return out;
+}
+
+/** Server RSS: mean over the last `window` items minus the mean over the first `window`. */
+function rssGrowth(r: RunResult, total: number, window: number): number {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const first = r.rss.filter((s) => s.done <= window).map((s) => s.mb);
+  const last = r.rss.filter((s) => s.done >= total - window).map((s) => s.mb);
+  return mean(last) - mean(first);
+}
+
+function emit(metric: string, value: number, unit: string): void {
+  console.log(JSON.stringify({ bench: "serve", metric, value: Number(value.toPrecision(4)), unit }));
+}
+
+/** One service run: Redis, a server, `workers` workers; maths then solver items; optional faults. */
+async function serviceRun(workers: number, math: Case[], solver: Case[], faults: boolean) {
+  const port = await freePort();
+  const redisUrl = `redis://127.0.0.1:${port}`;
+  let redis = await startRedis(port);
+  const server = await command(
+    ["serve-rewards", "--port", "0", "--redis", redisUrl, "--concurrency", "16", "--max-items", "512"],
+    /listening on (http:\/\/\S+) /,
+  );
+  const url = server.match[1]!;
+  const pool: ChildProcess[] = [];
+  const addWorker = async () =>
+    pool.push((await command(["reward-worker", "--redis", redisUrl, "--concurrency", "8"], /consuming/)).child);
+  for (let i = 0; i < workers; i++) await addWorker();
+  const rng = new Rng(17);
+  let killer: NodeJS.Timeout | null = null;
+  let redisRestart: Promise<void> | null = null;
+  if (faults) {
+    killer = setInterval(() => {
+      if (pool.length < workers) return; // the last one killed is still being replaced
+      pool.splice(rng.int(pool.length), 1)[0]!.kill("SIGKILL");
+      void addWorker();
+    }, SIZE.killEveryMs);
+    redisRestart = (async () => {
+      await sleep(1000);
+      redis.kill("SIGKILL");
+      await exited(redis);
+      redis = await startRedis(port);
+    })();
+  }
+  const tag = `${faults ? "f" : "n"}${workers}`;
+  try {
+    const m = await drive(url, server.child.pid!, math, `${tag}-m`);
+    await redisRestart;
+    const s = await drive(url, server.child.pid!, solver, `${tag}-s`);
+    return { math: m, solver: s };
+  } finally {
+    if (killer) clearInterval(killer);
+    for (const c of [...pool, server.child, redis]) c.kill("SIGKILL");
+    await Promise.all([...pool, server.child, redis].map(exited));
+  }
+}
+
+async function bench(): Promise<void> {
+  try {
+    await new Promise<void>((ok, fail) =>
+      spawn("redis-server", ["--version"])
+        .once("exit", (c) => (c === 0 ? ok() : fail()))
+        .once("error", fail),
+    );
+  } catch {
+    console.error("bench:serve needs redis-server on PATH (apt-get install redis-server)");
+    process.exit(1);
+  }
+  const { cases: math, perSecond: inProcess } = await mathCases(SIZE.math);
+  const solver = await solverCases(SIZE.solver);
+  emit("serve.in_process_math_items_per_s", inProcess, "items/s (this thread, rewards.score)");
+  let best = 0;
+  const report = (prefix: string, r: { math: RunResult; solver: RunResult }, workers: number) => {
+    const rate = SIZE.math / r.math.seconds;
+    best = Math.max(best, rate);
+    emit(`${prefix}.w${workers}.math_items_per_s`, rate, "items/s");
+    emit(`${prefix}.w${workers}.solver_items_per_s`, SIZE.solver / r.solver.seconds, "items/s");
+    emit(`${prefix}.w${workers}.p50_ms`, quantile(r.math.latencies, 0.5), `ms per ${BATCH}-item request`);
+    emit(`${prefix}.w${workers}.p99_ms`, quantile(r.math.latencies, 0.99), `ms per ${BATCH}-item request`);
+    emit(`${prefix}.w${workers}.solver_p99_ms`, quantile(r.solver.latencies, 0.99), `ms per ${BATCH}-item request`);
+    if (r.math.lost + r.solver.lost > 0)
+      console.error(
+        `  ${prefix} with ${workers} workers lost: maths ${JSON.stringify(r.math.why)}, solver ${JSON.stringify(r.solver.why)}`,
+      );
+  };
+  let lost = 0;
+  let duplicated = 0;
+  let p99 = 0;
+  let growth = 0;
+  for (const w of SIZE.workers) {
+    const r = await serviceRun(w, math, solver, false);
+    report("serve", r, w);
+    lost += r.math.lost + r.solver.lost;
+    duplicated += r.math.duplicated + r.solver.duplicated;
+    p99 = Math.max(p99, quantile(r.math.latencies, 0.99));
+    growth = Math.max(growth, rssGrowth(r.math, SIZE.math, SIZE.window));
+  }
+  emit("serve.lost", lost, "items");
+  emit("serve.duplicated", duplicated, "results");
+  emit("serve.math_throughput_ratio", best / inProcess, "service (best worker count) / in process");
+  emit("serve.p99_ms", p99, `ms per ${BATCH}-item request (worst worker count)`);
+  emit("serve.rss_growth_mb", growth, `MB, last ${SIZE.window} items minus first (worst worker count)`);
+  const f = await serviceRun(2, math, solver, true);
+  report("serve.faults", f, 2);
+  emit("serve.faults.lost", f.math.lost + f.solver.lost, "items");
+  emit("serve.faults.duplicated", f.math.duplicated + f.solver.duplicated, "results");
+  emit("serve.faults.math_throughput_ratio", SIZE.math / f.math.seconds / inProcess, "service / in process");
+  emit("serve.faults.p99_ms", quantile(f.math.latencies, 0.99), `ms per ${BATCH}-item request`);
+  emit("serve.faults.rss_growth_mb", rssGrowth(f.math, SIZE.math, SIZE.window), "MB");
+  process.exit(0);
+}
+
+if (process.argv[2] === "--as-cli") {
+  await main([process.argv[0]!, "rlvr", ...process.argv.slice(3)]); // a child: run the rlvr command given
+} else {
+  await bench();
+}
