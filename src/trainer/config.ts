@@ -225,7 +225,8 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const a = c.algorithm;
   const offPolicy = c.train.innerIterations > 1 || c.train.miniBatches > 1;
-  if (a.policy.clip.type === "none" && offPolicy) {
+  if (a.policy.clip.type === "none" && offPolicy && a.diffusion.type !== "wd1") {
+    // wd1 has no ratio, so μ > 1 without a clip is fine (exempt by §7)
     out.push({
       path: "algorithm.policy.clip",
       message:

@@ -8,7 +8,8 @@ import { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import "./builtins.js";
-import { sampleGroups, scoreGroups } from "../rollout/groups.js";
+import { scoreGroups } from "../rollout/groups.js";
+import { sampleGroupsFor } from "./diffusion-step.js";
 import type { RolloutGroup } from "../rollout/types.js";
 import type { Example, Task } from "../tasks/types.js";
 import { passAtK } from "../algorithms/index.js";
@@ -42,7 +43,7 @@ export async function evaluate(
 ): Promise<EvalResult> {
   const greedy = opts.temperature <= 0;
   const n = greedy ? 1 : Math.max(...opts.k);
-  const groups = await sampleGroups(model, tokenizer, task, examples, {
+  const groups = await sampleGroupsFor(model, tokenizer, task, examples, {
     groupSize: n,
     maxNewTokens: opts.maxNewTokens,
     temperature: opts.temperature,

@@ -8,6 +8,7 @@ import { Transformer } from "../models/transformer.js";
 import { parseTransformerConfig } from "../models/config.js";
 import { CharTokenizer, type Tokenizer } from "../models/tokenizer.js";
 import { loadModel } from "../models/checkpoint.js";
+import { DiffusionLM, type ModelKind } from "../models/diffusion-lm.js";
 import type { TrainConfig } from "./config.js";
 
 /** A model and its tokenizer. */
@@ -16,13 +17,20 @@ export interface ModelAndTokenizer {
   tokenizer: Tokenizer;
 }
 
-/** The start policy: loaded from a checkpoint, or initialised from the run seed. */
-export function buildModel(cfg: TrainConfig["model"], seed: number): ModelAndTokenizer {
+/**
+ * The start policy: loaded from a checkpoint (whose config.json says its kind), or initialised from the run seed, as a
+ * masked-diffusion LM (one more vocabulary id, the mask token) when `kind` is "diffusion".
+ */
+export function buildModel(
+  cfg: TrainConfig["model"],
+  seed: number,
+  kind: ModelKind = "autoregressive",
+): ModelAndTokenizer {
   if (cfg.type === "checkpoint") return loadModel(cfg.path);
   const tokenizer = new CharTokenizer();
   const config = parseTransformerConfig({
     arch: cfg.arch,
-    vocabSize: tokenizer.vocabSize,
+    vocabSize: tokenizer.vocabSize + (kind === "diffusion" ? 1 : 0),
     dModel: cfg.dModel,
     nLayers: cfg.nLayers,
     nHeads: cfg.nHeads,
@@ -30,7 +38,8 @@ export function buildModel(cfg: TrainConfig["model"], seed: number): ModelAndTok
     dFf: cfg.dFf ?? 4 * cfg.dModel,
     maxSeqLen: cfg.maxSeqLen,
   });
-  return { model: new Transformer(config, new Rng(seed).split("init")), tokenizer };
+  const rng = new Rng(seed).split("init");
+  return { model: kind === "diffusion" ? new DiffusionLM(config, rng) : new Transformer(config, rng), tokenizer };
 }
 
 /** The parameters the optimizer updates (those that require grad). */

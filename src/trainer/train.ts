@@ -15,7 +15,7 @@ import { ConfigError, Rng } from "../util/index.js";
 import { type OptimizerState } from "../engine/index.js";
 import { getTask } from "../tasks/index.js";
 import type { Example } from "../tasks/types.js";
-import { sampleGroups, scoreGroups } from "../rollout/groups.js";
+import { scoreGroups } from "../rollout/groups.js";
 import type { RolloutGroup } from "../rollout/types.js";
 import { saveModel } from "../models/checkpoint.js";
 import { configWarnings, type TrainConfig } from "./config.js";
@@ -34,7 +34,8 @@ import { evaluate } from "./evaluate.js";
 import { shapeRewards, assignAdvantages, checkNulls, numbersOf } from "./step-advantages.js";
 import { sectionMasks } from "./kl-sections.js";
 import { buildAlgorithm, checkDiffusionAlgorithm, type ResampleDecision } from "../algorithms/index.js";
-import { modelKindOf } from "../models/diffusion-lm.js";
+import { isDiffusionLM, modelKindOf } from "../models/diffusion-lm.js";
+import { sampleGroupsFor, updateDiffusionPolicy } from "./diffusion-step.js";
 import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
@@ -97,7 +98,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     if (lineLost) run.logMetrics({ step: state.step, ...stepMetrics });
   } else {
     run.startFresh(config, { overwrite: opts.overwrite === true }); // never deletes another recipe's run unasked
-    policy = buildModel(config.model, config.seed);
+    policy = buildModel(config.model, config.seed, alg.diffusion.type === "none" ? "autoregressive" : "diffusion");
     if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);
     saveModel(startModelDir(run), policy.model, policy.tokenizer); // the reference, and a record of the start
     const counters = { dataCursor: 0, tokens: 0, samples: 0 };
@@ -152,7 +153,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     do {
       const t0 = performance.now();
       const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
-      const batch = await sampleGroups(model, tokenizer, task, prompts, {
+      const batch = await sampleGroupsFor(model, tokenizer, task, prompts, {
         groupSize: tc.groupSize,
         maxNewTokens,
         temperature: config.sampler.temperature,
@@ -177,7 +178,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       groups.push(...batch);
 
       // ---- 2b. reference log-probs (KL in the loss, in the reward, or logged) and partial-KL section masks
-      if (reference) {
+      if (reference && !isDiffusionLM(model)) {
         const t2 = performance.now();
         const rollouts = batch.flatMap((g) => g.rollouts);
         referenceLogprobs(reference, rollouts, tokenizer.padId, tc.microBatchSize, config.sampler.temperature);
@@ -208,7 +209,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const lr = lrAt(tc, step);
     m["lr"] = lr;
     if (trainBatch.length > 0) {
-      const upd = updatePolicy({
+      const upd = (isDiffusionLM(model) ? updateDiffusionPolicy : updatePolicy)({
         model,
         optimizer,
         params,
@@ -222,6 +223,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
         padId: tokenizer.padId,
         ...(klMasks ? { klMasks: klMasks.masks } : {}),
         warn,
+        ...{ reference, genLength: maxNewTokens, seed: config.seed }, // read by the diffusion update only
       });
       Object.assign(m, upd);
     } else m["step/skipped"] = 1;
