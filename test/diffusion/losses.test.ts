@@ -1,6 +1,6 @@
 /**
  * wd1 and diffu-GRPO (src/algorithms/wd1.ts, diffusion-loss.ts) and the d1 estimator's numbers
- * (masked-estimator.ts): the spec's worked example (§11.5), its properties (§7), a hand-computed 2-group × 3-token
+ * (masked-estimator.ts): the worked example of algorithms spec §11.5, the properties of algorithms spec §7, a hand-computed 2-group × 3-token
  * example, the config rules, and a flip test for every `algorithm.diffusion` field.
  */
 import { describe, expect, it } from "vitest";
@@ -31,7 +31,7 @@ const D1 = {
 } as const;
 
 describe("wd1 weights and loss", () => {
-  it("reproduces the spec's worked example (§11.5: rewards [1, 0, 0], ℓ = [−10, −12, −6])", () => {
+  it("reproduces algorithms spec §11.5 (rewards [1, 0, 0], ℓ = [−10, −12, −6])", () => {
     const A = meanOnly([1, 0, 0]);
     close(A as number[], [0.666667, -0.333333, -0.333333]);
     const r = wd1Loss([{ ell: [-10, -12, -6], advantages: A as number[] }]);

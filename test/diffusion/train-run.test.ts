@@ -84,7 +84,7 @@ describe("training a masked-diffusion policy", () => {
       },
     );
     await expect(train(ar, { resume: false, reporters: [] })).rejects.toThrow(/needs a masked-diffusion model/);
-    // wd1 is exempt from the on-policy rule of clip "none" (§7); diffu-GRPO has a ratio, so it is not
+    // wd1 is exempt from the on-policy rule of clip "none" (algorithms spec §7); diffu-GRPO has a ratio, so it is not
     expect(() => recipe("d1-noclip", { diffusion: { type: "diffuGrpo" }, kl: { beta: 0 } })).toThrow(
       /only allowed on-policy/,
     );
