@@ -1,0 +1,228 @@
+/**
+ * `npm run bench:wd1` (issue 14): does wd1 make a masked-diffusion LM better at 4×4 sudoku, is it the reward that
+ * does it, and how does it compare with d1's diffu-GRPO? Per seed, from one SFT start (a small char-level DiffusionLM
+ * trained with the LLaDA objective on gold answers), on the shared harness (bench/harness/, docs/benchmarks.md):
+ *
+ * - the start, evaluated at every decoding (greedy; sampled at T 0.3, 0.6, 1): its best decoding is the baseline;
+ * - wd1 (recipes/wd1.yaml's algorithm), the control (the same run with rewards permuted inside each group), and
+ *   d1's diffu-GRPO (recipes/d1.yaml's algorithm), all with the same steps and budget;
+ * - the same start / wd1 pair on one maths task (countdown), so the model is shown beyond one puzzle.
+ *
+ * Gains are pass@1 (solved grids) minus the start's, both at the start's best decoding, in points. The gate: on
+ * every seed wd1 gains ≥ 10 points and wd1's gain minus the control's is ≥ 10 points. Prints one JSON line per metric:
+ * wd1.solved_gain, wd1.solved_gain_min, wd1.control_gain, wd1.minus_d1_solved (points), wd1.step_time_ratio
+ * (wd1 / d1 seconds per RL step), wd1.maths_gain; then a summary with every arm at every decoding per seed.
+ * The paper reports 76.4 against 17.6 on sudoku and 81 s against 104 s per step (LLaDA-8B); we state what we see.
+ *
+ * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_WD1_OUT (work folder, default
+ * runs/bench-wd1), BENCH_WD1_NO_MATHS=1 (skip the maths task), BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed:
+ * the figures mean nothing).
+ */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadModel } from "../src/models/index.js";
+import { getTask } from "../src/tasks/index.js";
+import { evaluate } from "../src/trainer/evaluate.js";
+import { resolveConfig } from "../src/trainer/recipe.js";
+import { train } from "../src/trainer/train.js";
+import {
+  DECODINGS,
+  benchLine,
+  comparativeGate,
+  gainOverBest,
+  heldOutExamples,
+  seedsFromEnv,
+  splitFromEnv,
+  summarize,
+  withinGroupControl,
+  type PassByDecoding,
+} from "./harness/index.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const SMOKE = process.env.BENCH_WD1_SMOKE === "1";
+const OUT = resolve(process.env.BENCH_WD1_OUT ?? join(ROOT, "runs", SMOKE ? "bench-wd1-smoke" : "bench-wd1"));
+const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
+const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
+const MATHS = process.env.BENCH_WD1_NO_MATHS !== "1";
+/** wd1's gain, and wd1's gain minus the control's, on every seed (10 points). */
+const TARGET = 0.1;
+
+/** The settings of one task's runs. */
+interface TaskSettings {
+  task: string;
+  options: Record<string, unknown>;
+  /** L_gen: the answer region (gold answer + eos). */
+  maxTokens: number;
+  maxSeqLen: number;
+  sftSteps: number;
+  rlSteps: number;
+  evalExamples: number;
+}
+
+const SUDOKU: TaskSettings = SMOKE
+  ? { task: "sudoku", options: { givens: 12 }, maxTokens: 34, maxSeqLen: 64, sftSteps: 10, rlSteps: 2, evalExamples: 6 }
+  : {
+      task: "sudoku",
+      options: { givens: 10 },
+      maxTokens: 34,
+      maxSeqLen: 64,
+      sftSteps: 400,
+      rlSteps: 60,
+      evalExamples: 200,
+    };
+const COUNTDOWN: TaskSettings = {
+  ...(SMOKE ? SUDOKU : { sftSteps: 400, rlSteps: 60, evalExamples: 200 }),
+  task: "countdown",
+  options: { count: 3 },
+  maxTokens: 24,
+  maxSeqLen: 64,
+};
+const MODEL = SMOKE
+  ? { type: "new", arch: "llama", dModel: 32, nLayers: 1, nHeads: 2 }
+  : { type: "new", arch: "llama", dModel: 96, nLayers: 3, nHeads: 4, nKvHeads: 2 };
+const WD1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1" } };
+const D1 = {
+  policy: { clip: { type: "ppo", epsLow: 0.5, epsHigh: 0.5 } },
+  kl: { beta: 0.04 },
+  loss: { aggregation: "tokenMean" },
+  diffusion: { type: "diffuGrpo" },
+};
+
+type Recipe = Parameters<typeof resolveConfig>[0];
+
+/** A run of `ts` from `model` (a new DiffusionLM with SFT, or a start checkpoint) with `algorithm`. */
+function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object, model: object, sft: boolean) {
+  return resolveConfig({
+    name,
+    seed,
+    outDir: OUT,
+    model: (model as { type: string }).type === "new" ? { ...model, maxSeqLen: ts.maxSeqLen } : model,
+    task: { name: ts.task, options: ts.options, trainExamples: 3000, testExamples: 100, seed: 0 },
+    sft: { enabled: sft, steps: ts.sftSteps, batchSize: 16, lr: 0.002 },
+    train: {
+      steps: Math.max(1, ts.rlSteps),
+      promptsPerStep: 4,
+      groupSize: 6,
+      innerIterations: 4,
+      maxCompletionTokens: ts.maxTokens,
+      lr: 0.0003,
+    },
+    sampler: { type: "builtin", temperature: 0.9 },
+    eval: { every: 0, atStart: false, examples: 1 },
+    checkpoint: { every: 0, keepLast: 1 },
+    log: { progress: false },
+    algorithm,
+  } as Recipe);
+}
+
+/** Held-out pass@1 (solved) of a saved model at every decoding. */
+async function passAt(modelDir: string, ts: TaskSettings, seed: number): Promise<PassByDecoding> {
+  const { model, tokenizer } = loadModel(modelDir);
+  const task = getTask(ts.task, ts.options);
+  const examples = heldOutExamples(task, SPLIT, ts.evalExamples);
+  const pass: PassByDecoding = {};
+  for (const d of DECODINGS) {
+    const res = await evaluate(model, tokenizer, task, examples, {
+      temperature: d.temperature,
+      k: [1],
+      maxNewTokens: ts.maxTokens,
+      seed,
+    });
+    pass[d.label] = res.metrics[`eval/${ts.task}/pass@1`]!;
+  }
+  return pass;
+}
+
+/** The SFT start of (task, seed): a fresh DiffusionLM trained by the LLaDA objective; returns its folder. */
+async function makeStart(ts: TaskSettings, seed: number): Promise<string> {
+  const config = recipe(`${ts.task}-start-${seed}`, ts, seed, WD1, MODEL, true);
+  const res = await train(config, { resume: false, overwrite: true, stopAfter: 0, reporters: [] });
+  return join(res.runDir, "checkpoints", "start");
+}
+
+/** One RL arm from the start: the final model's pass@1 at every decoding and the seconds per RL step. */
+async function arm(name: string, ts: TaskSettings, seed: number, start: string, algorithm: object, control = false) {
+  const config = recipe(`${ts.task}-${name}-${seed}`, ts, seed, algorithm, { type: "checkpoint", path: start }, false);
+  const stepSeconds: number[] = [];
+  const curve: number[] = [];
+  const res = await train(config, {
+    resume: false,
+    overwrite: true,
+    reporters: [
+      {
+        onStep: (_s, m) => {
+          stepSeconds.push(m["time/step"] ?? 0);
+          curve.push(m["reward/mean"] ?? 0);
+        },
+      },
+    ],
+    ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+  });
+  const pass = await passAt(join(res.runDir, "checkpoints", `step-${res.step}`), ts, seed);
+  return { pass, stepSeconds: summarize(stepSeconds).mean, curve };
+}
+
+const line = (metric: string, value: number, unit: string) => console.log(benchLine("wd1", metric, value, unit));
+const fmt = (p: PassByDecoding) => DECODINGS.map((d) => `${d.label} ${(100 * p[d.label]!).toFixed(1)}`).join(", ");
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  console.error(
+    `bench:wd1 seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
+  );
+  const rows = [];
+  for (const seed of SEEDS) {
+    const start = await makeStart(SUDOKU, seed);
+    const s = await passAt(start, SUDOKU, seed);
+    const w = await arm("wd1", SUDOKU, seed, start, WD1);
+    const c = await arm("control", SUDOKU, seed, start, WD1, true);
+    const d = await arm("d1", SUDOKU, seed, start, D1);
+    const gain = (a: PassByDecoding) => gainOverBest(s, a).atStartBest;
+    const best = gainOverBest(s, w.pass).decoding;
+    rows.push({
+      seed,
+      rl: gain(w.pass),
+      control: gain(c.pass),
+      d1: gain(d.pass),
+      wd1Time: w.stepSeconds,
+      d1Time: d.stepSeconds,
+    });
+    console.error(`sudoku seed ${seed} (start's best decoding ${best}): start [${fmt(s)}]`);
+    console.error(
+      `  wd1 [${fmt(w.pass)}] ${w.stepSeconds.toFixed(1)} s/step, reward curve ${w.curve.map((x) => x.toFixed(2)).join(" ")}`,
+    );
+    console.error(`  control [${fmt(c.pass)}]`);
+    console.error(
+      `  d1 [${fmt(d.pass)}] ${d.stepSeconds.toFixed(1)} s/step, reward curve ${d.curve.map((x) => x.toFixed(2)).join(" ")}`,
+    );
+  }
+  const g = summarize(rows.map((r) => r.rl));
+  line("wd1.solved_gain", 100 * g.mean, "points");
+  line("wd1.solved_gain_min", 100 * g.min, "points");
+  line("wd1.control_gain", 100 * summarize(rows.map((r) => r.control)).mean, "points");
+  line("wd1.minus_d1_solved", 100 * summarize(rows.map((r) => r.rl - r.d1)).mean, "points");
+  line(
+    "wd1.step_time_ratio",
+    summarize(rows.map((r) => r.wd1Time)).mean / summarize(rows.map((r) => r.d1Time)).mean,
+    "ratio",
+  );
+  if (MATHS) {
+    const gains = [];
+    for (const seed of SEEDS) {
+      const start = await makeStart(COUNTDOWN, seed);
+      const s = await passAt(start, COUNTDOWN, seed);
+      const w = await arm("wd1", COUNTDOWN, seed, start, WD1);
+      gains.push(gainOverBest(s, w.pass).atStartBest);
+      console.error(`countdown seed ${seed}: start [${fmt(s)}] wd1 [${fmt(w.pass)}]`);
+    }
+    line("wd1.maths_gain", 100 * summarize(gains).mean, "points");
+  }
+  const verdict = comparativeGate(rows, TARGET);
+  const pass = verdict.pass && rows.every((r) => r.rl >= TARGET);
+  console.error(
+    `gate (wd1 ≥ ${100 * TARGET} points and wd1 − control ≥ ${100 * TARGET} on every seed): ${pass ? "PASS" : "FAIL"}; ` +
+      `margins ${verdict.margins.map((m) => (100 * m).toFixed(1)).join(", ")}`,
+  );
+}
+
+await main();
