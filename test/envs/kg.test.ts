@@ -140,6 +140,9 @@ describe("bad input to the kg tools", () => {
       error: expect.stringMatching(/^malformed/),
     });
     expect(parseCall("<entities> ; </entities>", limits)).toMatchObject({ kind: "bad", error: "malformed" });
+    // A protocol tag left open (the turn budget cut a <think>) is malformed, not an unknown tool.
+    expect(parseCall("<think>lufud treats", limits)).toMatchObject({ kind: "bad", error: "malformed" });
+    expect(parseCall("<think>a</think> <search>b</search>", limits)).toMatchObject({ error: "unknown tool" });
   });
   it("an unknown tool ends the episode with the bad-input reward and an error", async () => {
     expect(await step("<search>aspirin</search>")).toEqual({

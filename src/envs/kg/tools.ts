@@ -6,7 +6,8 @@
  * A turn is one of: an answer (`</answer>` present: the episode ends and the task scores it), tool 1
  * `<entities>a; b</entities>` (each entity's group of most similar concepts), tool 2 `<groups>a; b</groups>` (the
  * triplets that link the kept groups, named by the entity labels tool 1 returned), or bad input: another tag (an
- * unknown tool), no call at all (malformed), or arguments over the size limits (oversized).
+ * unknown tool), no complete call or answer (malformed, e.g. a `<think>` cut off by the turn budget), or arguments
+ * over the size limits (oversized).
  */
 import {
   linkingTriplets,
@@ -32,15 +33,18 @@ export interface CallLimits {
   maxArgs: number;
 }
 
+/** Tags of the protocol (tools, reasoning, answer, tool output): an incomplete one is malformed, not unknown. */
+const KNOWN_TAGS = new Set(["entities", "groups", "think", "answer", "info"]);
+
 /** Parses one model turn into a call (see the file comment). */
 export function parseCall(text: string, limits: CallLimits): KgCall {
   if (text.includes("</answer>")) return { kind: "answer" };
   const m = /<(entities|groups)>([\s\S]*?)<\/\1>/.exec(text);
   if (!m) {
-    const other = /<\/?([A-Za-z_][\w-]*)>/.exec(text);
+    const other = [...text.matchAll(/<\/?([A-Za-z_][\w-]*)>/g)].find((t) => !KNOWN_TAGS.has(t[1]!));
     return other
       ? { kind: "bad", error: "unknown tool", detail: `unknown tool <${other[1]}>` }
-      : { kind: "bad", error: "malformed", detail: "no <entities>, <groups> or <answer> call" };
+      : { kind: "bad", error: "malformed", detail: "no complete <entities>, <groups> or <answer> call" };
   }
   const body = m[2]!;
   if (body.length > limits.maxArgChars)
