@@ -8,7 +8,7 @@
 import type { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
-import { getEnvironment } from "../envs/index.js";
+import { getEnvironment, type EnvEpisode, type Environment } from "../envs/index.js";
 import { runEpisodes, type EpisodeResult } from "./episode.js";
 import type { Example, Task } from "../tasks/types.js";
 import type { Rollout, RolloutGroup } from "./types.js";
@@ -69,7 +69,7 @@ export async function sampleGroups(
         tokenizer,
         chunk.map((r) => r.prompt),
         env,
-        chunk.map((r) => env?.start(r.example) ?? null),
+        chunk.map((r) => (env ? startEpisode(env, r.example) : null)),
         {
           maxNewTokens: opts.maxNewTokens,
           temperature: opts.temperature,
@@ -107,6 +107,20 @@ export async function sampleGroups(
     }
     return { id: groupId, exampleId: ex.id, prompt: ex.prompt, rollouts };
   });
+}
+
+/** `env.start(example)`; a start that throws becomes an episode whose every call fails (the loop's `onError`). */
+function startEpisode(env: Environment, example: Example): EnvEpisode {
+  try {
+    return env.start(example);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    return {
+      step: () => {
+        throw new Error(`start failed: ${msg}`);
+      },
+    };
+  }
 }
 
 /** The model turns' texts of a multi-turn rollout (what a multi-turn reward reads); undefined for single turn. */

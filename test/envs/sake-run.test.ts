@@ -13,6 +13,7 @@ import { CharTokenizer } from "../../src/models/tokenizer.js";
 import "../../src/rewards/index.js";
 import { getTask } from "../../src/tasks/index.js";
 import { sampleGroups, scoreGroups } from "../../src/rollout/groups.js";
+import { hasEnvironment, registerEnvironment } from "../../src/envs/index.js";
 import { resolveConfig } from "../../src/trainer/recipe.js";
 import { train } from "../../src/trainer/train.js";
 import { RunDir } from "../../src/trainer/run-dir.js";
@@ -61,6 +62,50 @@ describe("sake through the rollout layer", () => {
     for (const m of run.metrics()) {
       expect(m["episode/turnsMean"]).toBeGreaterThanOrEqual(1);
       expect(m["episode/errors"]! + m["episode/truncatedFrac"]!).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("an environment whose start throws", () => {
+  it("ends those episodes through onError instead of crashing the step", async () => {
+    if (!hasEnvironment("throws-at-start"))
+      registerEnvironment({
+        name: "throws-at-start",
+        description: "test only",
+        create: () => ({
+          name: "throws-at-start",
+          stop: ["."],
+          budgets: { maxTurns: 2, maxTokensPerTurn: 4 },
+          timeoutMs: 100,
+          onError: "end",
+          errorReward: -1,
+          loopReward: 0,
+          start: () => {
+            throw new Error("no world for this example");
+          },
+        }),
+      });
+    const base = getTask("sake");
+    const task = { ...base, name: "sake-broken", environment: { name: "throws-at-start" } };
+    const examples = base.generate("train", 2, 0);
+    const groups = await sampleGroups(
+      createModel("micro-char", new Rng(1)).model.eval(),
+      new CharTokenizer(),
+      task,
+      examples,
+      {
+        groupSize: 1,
+        maxNewTokens: 12,
+        temperature: 1,
+        rng: new Rng(2),
+        policyVersion: 0,
+        idPrefix: "1",
+      },
+    );
+    await scoreGroups(task, new Map(examples.map((e) => [e.id, e])), groups);
+    for (const r of groups.flatMap((g) => g.rollouts)) {
+      expect(r.reward).toBe(-1);
+      expect(r.episode!.errors[0]).toMatch(/start failed: no world/);
     }
   });
 });
