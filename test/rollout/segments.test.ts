@@ -123,3 +123,30 @@ describe("the trainer's loss on a real model with an inserted segment", () => {
     expect(m["length/toolTokensMean"]).toBe(3);
   });
 });
+
+describe("KL in the reward (reinforcePlusPlus) skips inserted tokens", () => {
+  it("model-token advantages equal those of the same completions with the inserted tokens removed", () => {
+    const cfg = resolveConfig({
+      preset: "reinforcePlusPlus",
+      model: { type: "checkpoint", path: "/x" },
+      task: { name: "addition" },
+      train: { maxCompletionTokens: 8 },
+    }).algorithm;
+    const algo = buildAlgorithm(cfg, { maxCompletionTokens: 8 });
+    expect(algo.kl.inReward).toBe(true);
+    const keep = (xs: readonly number[]) => xs.filter((_, j) => MASK[j] === 1);
+    // Two completions of one group; the first has the tool segment, whose ref log-probs are far from the policy's.
+    const withTool = [
+      { reward: 1, terms: {}, mask: MASK, oldLogp: OLD, refLogp: REF },
+      { reward: 0, terms: {}, mask: [1, 1, 1], oldLogp: [-0.7, -1.1, -0.2], refLogp: [-0.9, -1.0, -0.4] },
+    ];
+    const without = [{ ...withTool[0]!, mask: [1, 1, 1], oldLogp: keep(OLD), refLogp: keep(REF) }, withTool[1]!];
+    const a = algo.advantages([withTool], 0.1);
+    const b = algo.advantages([without], 0.1);
+    const ta = a.tokenAdvantages![0]!;
+    const tb = b.tokenAdvantages![0]!;
+    keep(ta[0]!).forEach((x, i) => expect(x).toBeCloseTo(tb[0]![i]!, 12));
+    ta[1]!.forEach((x, i) => expect(x).toBeCloseTo(tb[1]![i]!, 12));
+    expect(ta[0]![0]).not.toBeCloseTo(ta[0]![1]!, 6); // the KL term made advantages vary along the completion
+  });
+});
