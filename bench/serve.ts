@@ -78,7 +78,11 @@ async function mathCases(n: number): Promise<{ cases: Case[]; perSecond: number 
   return { cases, perSecond: n / ((performance.now() - t0) / 1000) };
 }
 
-/** Sandboxed solver items: the gold completion and two that fail, scored once each in process. */
+/**
+ * Sandboxed solver items: the gold completion, an empty one and a wrong model, each scored once in process. Each
+ * item gets its own trailing line (which sirl ignores), so the worker's memo of identical completions cannot
+ * answer it: every item is a sandbox run.
+ */
 async function solverCases(n: number): Promise<Case[]> {
   const spec = rewards.get("sirl");
   const gold = spec.goldCompletion!(spec.exampleGold, spec.options.parse({}));
@@ -87,7 +91,7 @@ async function solverCases(n: number): Promise<Case[]> {
     kinds.map(async (c) => toScored(await rewards.score("sirl", { completion: c, gold: spec.exampleGold }))),
   );
   return Array.from({ length: n }, (_, i) => ({
-    item: { reward: "sirl", completion: kinds[i % 3]!, example: { gold: spec.exampleGold } },
+    item: { reward: "sirl", completion: `${kinds[i % 3]!}\n\n(item ${i})`, example: { gold: spec.exampleGold } },
     want: wants[i % 3]!,
   }));
 }
@@ -147,10 +151,17 @@ const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 /** Sends `cases` in batches, INFLIGHT requests at a time, checking each result against its in-process one. */
-async function drive(url: string, serverPid: number, cases: Case[], tag: string): Promise<RunResult> {
+async function drive(
+  url: string,
+  serverPid: number,
+  cases: Case[],
+  tag: string,
+  at?: { done: number; run: () => Promise<void> },
+): Promise<RunResult> {
   const out: RunResult = { seconds: 0, lost: 0, why: {}, duplicated: 0, latencies: [], rss: [] };
   let next = 0;
   let done = 0;
+  out.rss.push({ done, mb: rssMb(serverPid) });
   const sampler = setInterval(() => out.rss.push({ done, mb: rssMb(serverPid) }), 250);
   const t0 = performance.now();
   const one = async (): Promise<void> => {
@@ -178,6 +189,7 @@ async function drive(url: string, serverPid: number, cases: Case[], tag: string)
         out.why[why] = (out.why[why] ?? 0) + 1;
       });
       done += batch.length;
+      if (at && done >= at.done) void at.run();
     }
   };
   await Promise.all(Array.from({ length: INFLIGHT }, one));
@@ -187,11 +199,11 @@ async function drive(url: string, serverPid: number, cases: Case[], tag: string)
   return out;
 }
 
-/** Server RSS: mean over the last `window` items minus the mean over the first `window`. */
+/** Server RSS: mean over the last `window` items minus the mean over the first `window` (samples 250 ms apart). */
 function rssGrowth(r: RunResult, total: number, window: number): number {
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-  const first = r.rss.filter((s) => s.done <= window).map((s) => s.mb);
-  const last = r.rss.filter((s) => s.done >= total - window).map((s) => s.mb);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const first = r.rss.filter((s, i) => s.done <= window || i === 0).map((s) => s.mb);
+  const last = r.rss.filter((s, i) => s.done >= total - window || i === r.rss.length - 1).map((s) => s.mb);
   return mean(last) - mean(first);
 }
 
@@ -216,22 +228,26 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
   const rng = new Rng(17);
   let killer: NodeJS.Timeout | null = null;
   let redisRestart: Promise<void> | null = null;
-  if (faults) {
-    killer = setInterval(() => {
-      if (pool.length < workers) return; // the last one killed is still being replaced
-      pool.splice(rng.int(pool.length), 1)[0]!.kill("SIGKILL");
-      void addWorker();
-    }, SIZE.killEveryMs);
-    redisRestart = (async () => {
-      await sleep(1000);
+  const restartRedis = () =>
+    (redisRestart ??= (async () => {
       redis.kill("SIGKILL");
       await exited(redis);
       redis = await startRedis(port);
-    })();
-  }
+    })());
   const tag = `${faults ? "f" : "n"}${workers}`;
   try {
-    const m = await drive(url, server.child.pid!, math, `${tag}-m`);
+    // Warm-up (not measured): the server and workers load and compile the checkers on their first items.
+    await drive(url, server.child.pid!, [...math.slice(0, 4 * BATCH), ...solver.slice(0, 3)], `${tag}-warm`);
+    if (faults) {
+      killer = setInterval(() => {
+        if (pool.length < workers) return; // the last one killed is still being replaced
+        pool.splice(rng.int(pool.length), 1)[0]!.kill("SIGKILL");
+        void addWorker();
+      }, SIZE.killEveryMs);
+    }
+    // With faults, Redis is killed and restarted (empty) once half the maths items are answered.
+    const halfway = faults ? { done: math.length / 2, run: restartRedis } : undefined;
+    const m = await drive(url, server.child.pid!, math, `${tag}-m`, halfway);
     await redisRestart;
     const s = await drive(url, server.child.pid!, solver, `${tag}-s`);
     return { math: m, solver: s };

@@ -63,6 +63,12 @@ export const serveOptionsSchema = z
       .min(0)
       .default(5000)
       .describe("with --redis: how long Redis may be unreachable before waiting items get queue-unavailable"),
+    jobItems: z
+      .number()
+      .int()
+      .min(1)
+      .default(16)
+      .describe("with --redis: items per queue job (more saves Redis round trips; 1 spreads a batch widest)"),
   })
   .strict()
   .superRefine((o, ctx) => {

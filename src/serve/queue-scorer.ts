@@ -1,15 +1,18 @@
 /**
- * The server's side of the Redis queue (`rlvr serve-rewards --redis URL`): each item of a score request becomes a
- * BullMQ job, workers (`rlvr reward-worker`, worker.ts) score it with the same `scoreItems` as in-process scoring, and
- * the result comes back through the queue's event stream (QueueEvents) to the request, which answers in order with
- * one result per item. docs/reward-service.md "Workers and the Redis queue" states the guarantees; here is how:
+ * The server's side of the Redis queue (`rlvr serve-rewards --redis URL`): a score request's items become BullMQ jobs
+ * of `jobItems` consecutive items each, workers (`rlvr reward-worker`, worker.ts) score them with the same
+ * `scoreItems` as in-process scoring, and the results come back through the queue's event stream (QueueEvents) to
+ * the request, which answers in order with one result per item. docs/reward-service.md "Workers and the Redis queue"
+ * states the guarantees; here is how:
  *
- * - One result per item: each waiting item resolves once (the first of result, deadline, or Redis loss); a job that
- *   BullMQ re-runs after a worker died keeps its id, and only one run can complete it.
+ * - One result per item: each waiting job resolves once (the first of its results, the deadline, or Redis loss)
+ *   into one result per item; a job that BullMQ re-runs after a worker died keeps its id, and only one run can
+ *   complete it.
  * - Duplicate ids (a client retrying with the same X-Request-Id): the add is a no-op that BullMQ reports as
  *   `duplicated`; the waiter then reads the existing job, finished or not.
- * - Deadlines: an item still waiting after `itemTimeoutMs` gets `timeout` (after one last look at its job, so a
- *   result that just landed is not thrown away).
+ * - Deadlines: the worker answers items it could not finish as `timeout` a little before the deadline
+ *   (queue-settings.ts `reportMarginMs`); items whose job is still out at the deadline get `timeout` here (after one
+ *   last look at the job, so results that just landed are not thrown away).
  * - Redis loss: while Redis is unreachable new jobs are retried, and once it has been unreachable for
  *   `queueGraceMs` every waiting item gets `queue-unavailable` naming the URL. When Redis comes back (a restart
  *   without persistence loses every job), each waiting item's job is looked up again and re-added when missing.
@@ -30,11 +33,12 @@ import {
 import { itemError } from "./score-items.js";
 import type { ItemResult, ScoreItem } from "./schemas.js";
 
-/** Where the queue lives and how long the server waits for Redis to come back. */
+/** Where the queue lives, items per job, and how long the server waits for Redis to come back. */
 export interface QueueScorerOptions {
   redis: string;
   queue: string;
   queueGraceMs: number;
+  jobItems: number;
 }
 
 /** Job counts for /metrics: waiting for a worker, being scored, and items this server waits on. */
@@ -46,11 +50,14 @@ export interface QueueSnapshot {
   readded: number;
 }
 
-/** One item waiting for its job's result. */
+/** A job's results: one per item, or one outcome for all of them (a failure, Redis lost). */
+type Outcome = ItemResult[] | ItemResult;
+
+/** One request's job waiting for its results. */
 interface Waiter {
   id: string;
   data: ScoreJobData;
-  resolve(r: ItemResult): void;
+  resolve(outcome: Outcome): void;
 }
 
 /** The ioredis calls used here that BullMQ's client interface does not declare. */
@@ -90,7 +97,7 @@ export class QueueScorer {
       this.startWatch();
     });
     events.on("error", onError);
-    events.on("completed", ({ jobId, returnvalue }) => this.settle(jobId, returnvalue as unknown as ItemResult));
+    events.on("completed", ({ jobId, returnvalue }) => this.settle(jobId, returnvalue as unknown as Outcome));
     events.on("failed", ({ jobId, failedReason }) => this.settle(jobId, failedResult(failedReason)));
     events.on("duplicated", ({ jobId }) => void this.lookUp([jobId]));
   }
@@ -120,23 +127,26 @@ export class QueueScorer {
     observe?: (index: number, result: ItemResult) => void,
   ): Promise<ItemResult[]> {
     const deadline = Date.now() + itemTimeoutMs;
-    const jobs = items.map((item, i) => ({
-      id: jobIdOf(requestId, i, item),
-      data: { format: JOB_FORMAT, item, timeoutMs: itemTimeoutMs, deadline } as ScoreJobData,
-    }));
-    const results = jobs.map((job, i) =>
-      this.wait(job.id, job.data, itemTimeoutMs).then((r) => {
-        observe?.(i, r);
-        return r;
+    const jobs: { id: string; data: ScoreJobData; first: number }[] = [];
+    for (let first = 0; first < items.length; first += this.options.jobItems) {
+      const run = items.slice(first, first + this.options.jobItems);
+      const data: ScoreJobData = { format: JOB_FORMAT, items: run, timeoutMs: itemTimeoutMs, deadline };
+      jobs.push({ id: jobIdOf(requestId, first, run), data, first });
+    }
+    const results = jobs.map((job) =>
+      this.wait(job.id, job.data, itemTimeoutMs).then((rs) => {
+        rs.forEach((r, k) => observe?.(job.first + k, r));
+        return rs;
       }),
     );
     void this.add(jobs);
-    return Promise.all(results);
+    return (await Promise.all(results)).flat();
   }
 
   /** Queue figures for /metrics (null counts while Redis is unreachable). */
   async snapshot(): Promise<QueueSnapshot> {
-    const awaiting = [...this.waiting.values()].reduce((n, s) => n + s.size, 0);
+    let awaiting = 0;
+    for (const set of this.waiting.values()) for (const w of set) awaiting += w.data.items.length;
     const base = { awaiting, readded: this.readded };
     try {
       const c = await this.queue.getJobCounts("waiting", "prioritized", "active");
@@ -178,18 +188,18 @@ export class QueueScorer {
   }
 
   /** Registers a waiter for job `id`, answered by its result, its deadline, or a lost connection. */
-  private wait(id: string, data: ScoreJobData, itemTimeoutMs: number): Promise<ItemResult> {
-    return new Promise((resolveItem) => {
+  private wait(id: string, data: ScoreJobData, itemTimeoutMs: number): Promise<ItemResult[]> {
+    return new Promise((resolveJob) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         id,
         data,
-        resolve: (r) => {
+        resolve: (outcome) => {
           const set = this.waiting.get(id);
           if (!set?.delete(waiter)) return; // answered already
           if (set.size === 0) this.waiting.delete(id);
           clearTimeout(timer);
-          resolveItem(r);
+          resolveJob(spread(outcome, data.items.length));
         },
       };
       timer = setTimeout(() => void this.expire(waiter, itemTimeoutMs), itemTimeoutMs);
@@ -200,20 +210,19 @@ export class QueueScorer {
     });
   }
 
-  /** At the deadline: one last look at the job (its result may have just landed), else `timeout`. */
+  /** At the deadline: one last look at the job (its results may have just landed), else `timeout` for each item. */
   private async expire(waiter: Waiter, itemTimeoutMs: number): Promise<void> {
     if (this.downSince === null) await this.lookUp([waiter.id], false).catch(() => undefined);
-    const what = "reward" in waiter.data.item ? `reward ${waiter.data.item.reward}` : `task ${waiter.data.item.task}`;
-    waiter.resolve(
-      this.downSince !== null
-        ? this.unavailable()
-        : itemError("timeout", `${what} took longer than itemTimeoutMs (${itemTimeoutMs} ms) in the queue`),
-    );
+    if (this.downSince !== null) return waiter.resolve(this.unavailable());
+    const what = (item: ScoreItem) => ("reward" in item ? `reward ${item.reward}` : `task ${item.task}`);
+    const late = (item: ScoreItem) =>
+      itemError("timeout", `${what(item)} took longer than itemTimeoutMs (${itemTimeoutMs} ms) in the queue`);
+    waiter.resolve(waiter.data.items.map(late));
   }
 
-  /** Resolves every waiter of job `id` with `result`. */
-  private settle(id: string, result: ItemResult): void {
-    for (const w of [...(this.waiting.get(id) ?? [])]) w.resolve(result);
+  /** Resolves every waiter of job `id` with `outcome`. */
+  private settle(id: string, outcome: Outcome): void {
+    for (const w of [...(this.waiting.get(id) ?? [])]) w.resolve(outcome);
   }
 
   /** Reads jobs from Redis: finished ones settle their waiters; missing ones are re-added when `readd`. */
@@ -228,7 +237,7 @@ export class QueueScorer {
           const w = this.waiting.get(id)?.values().next().value;
           if (w) missing.push({ id, data: w.data });
         } else if (job.finishedOn) {
-          this.settle(id, job.failedReason ? failedResult(job.failedReason) : (job.returnvalue as ItemResult));
+          this.settle(id, job.failedReason ? failedResult(job.failedReason) : (job.returnvalue as Outcome));
         }
       });
     }
@@ -284,4 +293,11 @@ function jobOptions(jobId: string) {
 /** A job that failed on the workers (e.g. it stalled more than maxStalledCount times: it kept killing them). */
 function failedResult(reason: string): ItemResult {
   return itemError("reward-failed", `the item's job failed on the workers: ${reason}`);
+}
+
+/** A job's outcome as one result per item; a worker that answers the wrong count fails the job's items. */
+function spread(outcome: Outcome, n: number): ItemResult[] {
+  if (!Array.isArray(outcome)) return Array.from({ length: n }, () => outcome);
+  if (outcome.length === n) return outcome;
+  return spread(itemError("reward-failed", `a worker answered ${outcome.length} results for a job of ${n} items`), n);
 }

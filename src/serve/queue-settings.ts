@@ -1,13 +1,15 @@
 /**
  * What the reward service's server (producer) and its workers (consumers) must agree on when items travel through a
  * Redis queue (BullMQ; docs/reward-service.md "Workers and the Redis queue"): the job's name and data, how a job id
- * derives from the request and the item, how long finished jobs are kept, and how a Redis URL is reached and named
+ * derives from the request and its items, how long finished jobs are kept, and how a Redis URL is reached and named
  * in errors (without its password).
  *
- * Job ids are a hash of the request id, the item's index and the item itself: a job that BullMQ retries (after a
- * worker died holding it) keeps its id, and adding a job whose id is already in Redis adds nothing, so no item can be
- * scored into two results. Hashing the item as well means a client that reuses a request id for different items
- * gets fresh jobs rather than someone else's results.
+ * A job carries a run of consecutive items of one request (`jobItems` of them, 1 for one job per item): each job
+ * costs several Redis round trips, which a run of quick maths checks would otherwise spend most of its time on.
+ * Job ids are a hash of the request id, the index of the run's first item and the items themselves: a job that
+ * BullMQ retries (after a worker died holding it) keeps its id, and adding a job whose id is already in Redis adds
+ * nothing, so no item can be scored into two results. Hashing the items as well means a client that reuses a
+ * request id for different items gets fresh jobs rather than someone else's results.
  */
 import { createHash } from "node:crypto";
 import { Queue } from "bullmq";
@@ -20,12 +22,12 @@ export const DEFAULT_QUEUE = "rlvr-rewards";
 export const JOB_NAME = "score";
 
 /** Job data format version: a worker refuses data of another version rather than misreading it. */
-export const JOB_FORMAT = 1;
+export const JOB_FORMAT = 2;
 
-/** What a score job carries: the item, its time limit, and the wall-clock deadline of the waiting request. */
+/** What a score job carries: a run of a request's items, their time limit, and the request's deadline. */
 export interface ScoreJobData {
   format: typeof JOB_FORMAT;
-  item: ScoreItem;
+  items: ScoreItem[];
   /** The request's per-item time limit (ms). */
   timeoutMs: number;
   /** `Date.now()` on the server when the request stops waiting; a worker that takes the job later skips it. */
@@ -49,10 +51,18 @@ export function connectionTo(url: string): { url: string; retryStrategy(times: n
   return { url, retryStrategy: (times) => Math.min(200 * times, 2000) };
 }
 
-/** A job's id: sha256 of request id, item index and item, in hex (BullMQ ids must not contain ':'). */
-export function jobIdOf(requestId: string, index: number, item: ScoreItem): string {
+/**
+ * Time a worker keeps back from the request's deadline (ms), so that its results, timeouts included, reach the
+ * server before the server stops waiting: a tenth of the item limit, at most 1 s.
+ */
+export function reportMarginMs(timeoutMs: number): number {
+  return Math.min(1000, Math.floor(timeoutMs / 10));
+}
+
+/** A job's id: sha256 of request id, first item's index and the items, in hex (BullMQ ids must not contain ':'). */
+export function jobIdOf(requestId: string, first: number, items: readonly ScoreItem[]): string {
   return createHash("sha256")
-    .update(`${requestId}\u0000${index}\u0000${JSON.stringify(item)}`)
+    .update(`${requestId}\u0000${first}\u0000${JSON.stringify(items)}`)
     .digest("hex");
 }
 

@@ -25,8 +25,9 @@ export async function startRewardServer(
   config: RewardServerConfig & { keepPool?: boolean } = {},
 ): Promise<RunningRewardServer> {
   const { keepPool = false, ...rest } = config;
-  const { redis, queue: name, queueGraceMs } = parseServeOptions(serveFields(rest));
-  const queue = redis === undefined ? undefined : await QueueScorer.connect({ redis, queue: name, queueGraceMs });
+  const { redis, queue: name, queueGraceMs, jobItems } = parseServeOptions(serveFields(rest));
+  const queue =
+    redis === undefined ? undefined : await QueueScorer.connect({ redis, queue: name, queueGraceMs, jobItems });
   let server: RewardServer;
   try {
     server = buildRewardServer({ ...rest, queueScorer: queue });

@@ -1,7 +1,7 @@
 /**
- * A reward worker (`rlvr reward-worker`): consumes the score jobs that `rlvr serve-rewards --redis` enqueues and
- * scores each with `scoreItems`, the function in-process scoring uses, so results through the queue are the same
- * numbers and the same item errors. Code-running rewards run in this machine's sandbox pool, as they do in the
+ * A reward worker (`rlvr reward-worker`): consumes the score jobs that `rlvr serve-rewards --redis` enqueues (each a
+ * run of a request's items) and scores them with `scoreItems`, the function in-process scoring uses, so results
+ * through the queue are the same numbers and the same item errors. Code-running rewards run in this machine's sandbox pool, as they do in the
  * server. Settings and guarantees: worker-options.ts and docs/reward-service.md "Workers and the Redis queue".
  *
  * A job whose request has stopped waiting (its deadline passed while it sat in the queue, e.g. behind a backlog) is
@@ -9,10 +9,19 @@
  * the ones in hand, then closes the sandbox pool.
  */
 import { Worker, type Job } from "bullmq";
+import { z } from "zod";
 import { rewards as defaultRewards, type RewardRegistry } from "../rewards/index.js";
 import { closeSharedPool } from "../rewards/sandbox/pool.js";
 import { tasks as defaultTasks, type TaskRegistry } from "../tasks/index.js";
-import { connectionTo, JOB_FORMAT, messageOf, probeRedis, redactUrl, type ScoreJobData } from "./queue-settings.js";
+import {
+  connectionTo,
+  JOB_FORMAT,
+  messageOf,
+  probeRedis,
+  redactUrl,
+  reportMarginMs,
+  type ScoreJobData,
+} from "./queue-settings.js";
 import { scoreItemSchema, type ItemResult } from "./schemas.js";
 import { itemError, scoreItems } from "./score-items.js";
 import { parseWorkerOptions, type WorkerOptions } from "./worker-options.js";
@@ -39,7 +48,7 @@ export interface RewardWorkerConfig extends Partial<WorkerOptions> {
 /** A running worker. */
 export interface RunningRewardWorker {
   options: WorkerOptions;
-  /** Jobs this worker has finished. */
+  /** Jobs (runs of items) this worker has finished. */
   processed(): number;
   /** Stops taking jobs, finishes those in hand, closes the connection (and the sandbox pool unless keepPool). */
   close(): Promise<void>;
@@ -52,8 +61,8 @@ export async function startRewardWorker(config: RewardWorkerConfig): Promise<Run
   const options = parseWorkerOptions(fields);
   await probeRedis(options.redis);
   let processed = 0;
-  const inHand = new Set<Promise<ItemResult>>();
-  const worker = new Worker<ScoreJobData, ItemResult>(
+  const inHand = new Set<Promise<Outcome>>();
+  const worker = new Worker<ScoreJobData, Outcome>(
     options.queue,
     async (job) => {
       const scoring = scoreJob(job, rewards, tasks);
@@ -109,22 +118,26 @@ interface Disconnectable {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Scores one job's item; never throws (a throw would make BullMQ retry a deterministic failure). */
+/** What a job answers: one result per item, or one error for all of them (bad job data, the deadline passed). */
+type Outcome = ItemResult[] | ItemResult;
+
+/** Scores one job's items; never throws (a throw would make BullMQ retry a deterministic failure). */
 async function scoreJob(
-  job: Job<ScoreJobData, ItemResult>,
+  job: Job<ScoreJobData, Outcome>,
   rewards: RewardRegistry,
   tasks: TaskRegistry,
-): Promise<ItemResult> {
+): Promise<Outcome> {
   const data = job.data as Partial<ScoreJobData> | undefined;
   if (data?.format !== JOB_FORMAT) {
     return itemError("reward-failed", `job ${job.id} has data format ${data?.format}; this worker reads ${JOB_FORMAT}`);
   }
-  const item = scoreItemSchema.safeParse(data.item);
-  if (!item.success) return itemError("reward-failed", `job ${job.id} does not hold a score item`);
-  const left = Math.min(data.timeoutMs ?? 0, (data.deadline ?? 0) - Date.now());
+  const items = z.array(scoreItemSchema).safeParse(data.items);
+  if (!items.success) return itemError("reward-failed", `job ${job.id} does not hold score items`);
+  const timeoutMs = data.timeoutMs ?? 0;
+  // Items not done by then are answered `timeout` here, early enough for the server to hear it in time.
+  const left = Math.min(timeoutMs, (data.deadline ?? 0) - reportMarginMs(timeoutMs) - Date.now());
   if (left <= 0) {
-    return itemError("timeout", `the request stopped waiting before a worker took the item (${data.timeoutMs} ms)`);
+    return itemError("timeout", `the request stopped waiting before a worker took the item (${timeoutMs} ms)`);
   }
-  const [result] = await scoreItems([item.data], { rewards, tasks, itemTimeoutMs: left });
-  return result!;
+  return scoreItems(items.data, { rewards, tasks, itemTimeoutMs: left });
 }

@@ -73,7 +73,14 @@ const values = (lines: string[], kind: "start" | "end") =>
 
 async function server(queue: string): Promise<RunningRewardServer> {
   const { registry } = slowRegistry();
-  const s = await startRewardServer({ port: 0, keepPool: true, redis: REDIS_URL, queue, rewards: registry });
+  const s = await startRewardServer({
+    port: 0,
+    keepPool: true,
+    redis: REDIS_URL,
+    queue,
+    rewards: registry,
+    jobItems: 1,
+  });
   cleanup.push(async () => {
     await s.close();
     await dropQueue(queue);

@@ -79,6 +79,7 @@ async function setUp(queueGraceMs: number) {
     rewards: registry,
     queueGraceMs,
     itemTimeoutMs: 20_000,
+    jobItems: 1,
   });
   cleanup.push(() => s.close());
   const workerConfig = { redis: url, queue: q, rewards: registry, keepPool: true, closeWaitMs: 200 };

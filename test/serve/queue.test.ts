@@ -3,8 +3,8 @@
  * result per item. Against a live Redis (skipped with a message when none answers, unless RLVR_REQUIRE_REDIS=1):
  * the queue gives exactly the numbers and item errors of in-process scoring; order holds when items finish in
  * reverse; two workers share a batch; a repeated X-Request-Id never scores an item twice; an item whose job does not
- * finish in time answers `timeout`, and a worker skips such a job later; a worker's close() finishes its job.
- * Workers here run in the test process; queue-kill.test.ts kills real worker processes.
+ * finish in time answers `timeout`, and a worker skips such a job later; `jobItems` items travel per job and come
+ * back as one result each; a worker's close() finishes its job. Workers here run in the test process; queue-kill.test.ts kills real worker processes.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { rewards } from "../../src/rewards/index.js";
@@ -76,7 +76,7 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
     expect(a.body.results[6].error.code).toBe("invalid-options");
     expect(a.body.results[7].error.code).toBe("unknown-task");
     expect(a.body.results[8].score).toBe(sirl.maxScore); // the sandboxed solver ran in the worker's pool
-    expect(w.processed()).toBe(items.length);
+    expect(w.processed()).toBe(1); // nine items, one job (jobItems 16)
     const m = (await get(viaQueue, "/metrics")).text;
     expect(metric(m, "rlvr_serve_queue_up")).toBe(1);
     expect(metric(m, "rlvr_serve_queue_awaiting")).toBe(0);
@@ -87,9 +87,9 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
   it("answers in request order when the items finish in reverse order", async () => {
     const { registry } = slowRegistry();
     const q = queueName("order");
-    const s = await server(q, { rewards: registry });
-    await worker(q, { rewards: registry, concurrency: 6 });
-    const items = [250, 200, 150, 100, 50, 0].map((ms, i) => slowItem(ms, i));
+    const s = await server(q, { rewards: registry, jobItems: 2 });
+    await worker(q, { rewards: registry, concurrency: 3 });
+    const items = [250, 200, 150, 100, 50, 0].map((ms, i) => slowItem(ms, i)); // three jobs, the last done first
     const res = await post(s, "/v1/score", { items });
     expect(res.body.results.map((r: { score: number }) => r.score)).toEqual([0, 1, 2, 3, 4, 5]);
   });
@@ -97,7 +97,7 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
   it("two workers share one batch, and every item is scored once", async () => {
     const { registry, calls } = slowRegistry();
     const q = queueName("share");
-    const s = await server(q, { rewards: registry });
+    const s = await server(q, { rewards: registry, jobItems: 1 });
     const w1 = await worker(q, { rewards: registry, concurrency: 1 });
     const w2 = await worker(q, { rewards: registry, concurrency: 1 });
     const items = Array.from({ length: 8 }, (_, i) => slowItem(40, i));
@@ -143,11 +143,28 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
     const res2 = await post(s, "/v1/score", { items: [slowItem(1000, 2), slowItem(0, 3)] });
     expect(res2.body.results[0].error.code).toBe("timeout");
     expect(res2.body.results[1]).toEqual({ score: 3, terms: { value: 3 } });
-    for (let i = 0; i < 200 && w.processed() < 3; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(w.processed()).toBe(3);
+    for (let i = 0; i < 200 && w.processed() < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(w.processed()).toBe(2); // one job per request
     expect(calls()).toBe(2); // the first request's job was past its deadline when the worker took it: not scored
     const m = (await get(s, "/metrics")).text;
     expect(metric(m, "rlvr_serve_errors_total", { code: "timeout" })).toBe(2);
+  });
+
+  it("items travel jobItems to a job: 40 items are 3 jobs, answered as 40 results in order", async () => {
+    const { registry, calls } = slowRegistry();
+    const q = queueName("runs");
+    const s = await server(q, { rewards: registry, jobItems: 16 });
+    const w = await worker(q, { rewards: registry });
+    const items = Array.from({ length: 40 }, (_, i) =>
+      i % 5 === 4 ? slowItem(5, i) : { reward: "echo", completion: "x".repeat(i), example: { gold: 0 } },
+    );
+    const res = await post(s, "/v1/score", { items });
+    expect(res.body.results.map((r: { score: number }) => r.score)).toEqual(items.map((_, i) => i));
+    expect(w.processed()).toBe(3);
+    expect(calls()).toBe(8);
+    const m = (await get(s, "/metrics")).text;
+    expect(metric(m, "rlvr_serve_items_total", { reward: "echo", outcome: "scored" })).toBe(32); // counted per item
+    expect(metric(m, "rlvr_serve_items_total", { reward: "slow", outcome: "scored" })).toBe(8);
   });
 
   it("a worker's close() finishes the job in hand before it stops", async () => {

@@ -18,6 +18,7 @@ const FLAGS = [
   ["redis", "--redis <url>"],
   ["queue", "--queue <name>"],
   ["queueGraceMs", "--queue-grace-ms <n>"],
+  ["jobItems", "--job-items <n>"],
 ] as const;
 
 /** Flags whose values are strings; the others are numbers. */
