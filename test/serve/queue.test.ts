@@ -100,7 +100,7 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
     const s = await server(q, { rewards: registry, jobItems: 1 });
     const w1 = await worker(q, { rewards: registry, concurrency: 1 });
     const w2 = await worker(q, { rewards: registry, concurrency: 1 });
-    const items = Array.from({ length: 8 }, (_, i) => slowItem(40, i));
+    const items = Array.from({ length: 8 }, (_, i) => slowItem(100, i));
     const res = await post(s, "/v1/score", { items });
     expect(res.body.results.map((r: { score: number }) => r.score)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(w1.processed()).toBeGreaterThan(0);
@@ -135,12 +135,12 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
   it("an item whose job does not finish in time answers timeout; a worker later skips the stale job", async () => {
     const { registry, calls } = slowRegistry();
     const q = queueName("timeout");
-    const s = await server(q, { rewards: registry, itemTimeoutMs: 150 });
+    const s = await server(q, { rewards: registry, itemTimeoutMs: 600 });
     const res = await post(s, "/v1/score", { items: [slowItem(0, 1)] }); // no worker yet
     expect(res.body.results[0].error.code).toBe("timeout");
-    expect(res.body.results[0].error.message).toContain("150 ms");
+    expect(res.body.results[0].error.message).toContain("600 ms");
     const w = await worker(q, { rewards: registry });
-    const res2 = await post(s, "/v1/score", { items: [slowItem(1000, 2), slowItem(0, 3)] });
+    const res2 = await post(s, "/v1/score", { items: [slowItem(5000, 2), slowItem(0, 3)] });
     expect(res2.body.results[0].error.code).toBe("timeout");
     expect(res2.body.results[1]).toEqual({ score: 3, terms: { value: 3 } });
     for (let i = 0; i < 200 && w.processed() < 2; i++) await new Promise((r) => setTimeout(r, 10));
