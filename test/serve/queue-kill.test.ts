@@ -2,12 +2,13 @@
  * Worker processes that die or stop while they hold jobs (real child processes on a live Redis; skipped with a
  * message when none answers, unless RLVR_REQUIRE_REDIS=1). A worker SIGKILLed with two jobs in hand loses nothing:
  * BullMQ's stalled-job check (short lock settings here) hands those jobs to a second worker, and the request gets
- * exactly one result per item, in order. A worker sent SIGTERM with a job in hand finishes it, then exits 0.
+ * exactly one result per item, in order. A job that loses its worker more often than maxStalled allows fails, and its
+ * item answers reward-failed. A worker sent SIGTERM with a job in hand finishes it, then exits 0.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
-import { startRewardServer, type RunningRewardServer } from "../../src/serve/index.js";
+import { startRewardServer, startRewardWorker, type RunningRewardServer } from "../../src/serve/index.js";
 import { get, metric, post } from "./helpers.js";
 import { dropQueue, exited, queueName, REDIS_URL, redisAvailable, slowItem, slowRegistry } from "./queue-helpers.js";
 
@@ -113,6 +114,33 @@ describe.skipIf(!up)("worker processes that die or stop mid-job", () => {
     expect(metric((await get(s, "/metrics")).text, "rlvr_serve_queue_awaiting")).toBe(0);
     b.proc.kill("SIGTERM");
     expect(await exited(b.proc)).toBe(0);
+  });
+
+  it("a job that has lost its worker more than maxStalled times fails: its items answer reward-failed", async () => {
+    const q = queueName("poison");
+    const s = await server(q);
+    const a = worker(q, 1);
+    await a.waitFor((l) => l.includes("ready"));
+    const pending = post(s, "/v1/score", { items: [slowItem(5000, 1)] });
+    await a.waitFor((l) => l.includes("start 1"));
+    a.proc.kill("SIGKILL");
+    await exited(a.proc);
+    // The next worker allows no stalls (maxStalled 0), as if this job had already killed its quota of workers.
+    const { registry, calls } = slowRegistry();
+    const b = await startRewardWorker({
+      redis: REDIS_URL,
+      queue: q,
+      rewards: registry,
+      keepPool: true,
+      maxStalled: 0,
+      lockMs: 1000,
+      stalledIntervalMs: 500,
+    });
+    cleanup.push(() => b.close());
+    const res = await pending;
+    expect(res.body.results[0].error.code).toBe("reward-failed");
+    expect(res.body.results[0].error.message).toMatch(/^the item's job failed on the workers: .*stalled/);
+    expect(calls()).toBe(0);
   });
 
   it("SIGTERM finishes the job in hand, answers the request, and exits 0", async () => {

@@ -4,9 +4,11 @@
  * the queue gives exactly the numbers and item errors of in-process scoring; order holds when items finish in
  * reverse; two workers share a batch; a repeated X-Request-Id never scores an item twice; an item whose job does not
  * finish in time answers `timeout`, and a worker skips such a job later; `jobItems` items travel per job and come
- * back as one result each; a worker's close() finishes its job. Workers here run in the test process; queue-kill.test.ts kills real worker processes.
+ * back as one result each; hostile job data and a worker answering the wrong number of results give reward-failed;
+ * a worker's close() finishes its job. Workers here run in the test process; queue-kill.test.ts kills real worker processes.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { Queue, QueueEvents, Worker } from "bullmq";
 import { rewards } from "../../src/rewards/index.js";
 import {
   startRewardServer,
@@ -165,6 +167,47 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
     const m = (await get(s, "/metrics")).text;
     expect(metric(m, "rlvr_serve_items_total", { reward: "echo", outcome: "scored" })).toBe(32); // counted per item
     expect(metric(m, "rlvr_serve_items_total", { reward: "slow", outcome: "scored" })).toBe(8);
+  });
+
+  it("a job whose data is not score items of this format is answered reward-failed, not thrown", async () => {
+    const q = queueName("hostile");
+    cleanup.push(() => dropQueue(q));
+    await worker(q);
+    const queue = new Queue(q, { connection: { url: REDIS_URL } });
+    const events = new QueueEvents(q, { connection: { url: REDIS_URL } });
+    cleanup.push(async () => {
+      await events.close();
+      await queue.close();
+    });
+    await events.waitUntilReady();
+    const deadline = Date.now() + 30_000;
+    const cases: [unknown, RegExp][] = [
+      [{ format: 1, item: slowItem(0, 1), timeoutMs: 1000, deadline }, /has data format 1; this worker reads 2$/],
+      [{ format: 2, items: [{ reward: 5 }], timeoutMs: 1000, deadline }, /does not hold score items$/],
+      ["a string", /has data format undefined/],
+    ];
+    for (const [data, message] of cases) {
+      const job = await queue.add("score", data);
+      const result = (await job.waitUntilFinished(events, 10_000)) as { error: { code: string; message: string } };
+      expect(result.error.code).toBe("reward-failed");
+      expect(result.error.message).toMatch(message);
+    }
+  });
+
+  it("a worker that answers the wrong number of results fails that job's items, not the request", async () => {
+    const q = queueName("miscount");
+    const s = await server(q, { jobItems: 2 });
+    // A real BullMQ worker of some other build, answering one result for every job.
+    const rogue = new Worker(q, async () => [{ score: 1, terms: {} }], { connection: { url: REDIS_URL } });
+    cleanup.push(() => rogue.close());
+    const items = [1, 2, 3].map((i) => ({ reward: "math-answer", completion: String(i), example: { gold: "1" } }));
+    const res = await post(s, "/v1/score", { items });
+    expect(res.body.results[0].error).toEqual({
+      code: "reward-failed",
+      message: "a worker answered 1 results for a job of 2 items",
+    });
+    expect(res.body.results[1].error.code).toBe("reward-failed");
+    expect(res.body.results[2]).toEqual({ score: 1, terms: {} }); // a job of one item, one result: taken as it is
   });
 
   it("a worker's close() finishes the job in hand before it stops", async () => {
