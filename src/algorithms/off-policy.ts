@@ -1,8 +1,9 @@
 /**
  * Off-policy pieces as pure functions (algorithms spec §5, §6, §7): the train/inference importance-sampling
- * corrections, ExGRPO's shaped ratio for replayed samples, and wd1's group weights. None is a recipe field yet:
- * the corrections wait for a remote sampler, ExGRPO and wd1 for their trainers. They are exercised by the
- * spec's §11.5 fixtures; the built-in sampler needs no correction (its log-probs are exact).
+ * corrections, ExGRPO's shaped ratio for replayed samples, and wd1's group weights. wd1's are read through
+ * `algorithm.diffusion` (wd1.ts, for masked-diffusion policies); the corrections wait for a remote sampler and
+ * ExGRPO's ratio for its trainer. All are exercised by the spec's §11.5 fixtures; the built-in sampler needs no
+ * correction (its log-probs are exact).
  */
 
 /** Correction modes of §5. */

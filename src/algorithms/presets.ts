@@ -4,8 +4,9 @@
  * validates them and `preset:` in a recipe accepts exactly these names. Pieces are named by what they do; only
  * presets are named after papers (STYLE.md).
  *
- * Not here: `exgrpo` (needs the replay buffer and its shaped ratio), `wd1` (needs a masked-diffusion LM) and
- * `openRs` (a reward-term mix, set in the task). Their pure pieces live in `off-policy.ts`.
+ * Not here: `exgrpo` (needs the replay buffer and its shaped ratio), `openRs` (a reward-term mix, set in the task),
+ * and wd1 and d1, which need a masked-diffusion model and are recipes (recipes/wd1.yaml, recipes/d1.yaml, through
+ * `algorithm.diffusion`). The pure pieces live in `off-policy.ts`, `wd1.ts` and `diffusion-loss.ts`.
  */
 import type { Aggregation, ClipOptions, KlEstimator } from "./loss-options.js";
 import { ADVANTAGE_DEFAULTS } from "./advantage-options.js";

@@ -74,7 +74,7 @@ export const sudokuReward: RewardSpec<SudokuOptions, SudokuGold> = {
   name: "sudoku-cells",
   description: "wd1 sudoku: share of the empty cells solved, from exactly N² cells in the single <answer> block",
   options: sudokuOptions,
-  exampleGold: { puzzle: "1030020001000001", solution: "1432324121434321" },
+  exampleGold: { puzzle: "1004301001004000", solution: "1234341221434321" }, // unique (countSolutions = 1)
   maxScore: 1,
   score({ completion, gold }, o): RewardResult {
     const n = gold.size ?? Math.round(Math.sqrt(gold.puzzle.length));

@@ -1,6 +1,6 @@
 /**
  * "sudoku": 4×4 sudoku (2×2 boxes) with a unique solution, the puzzle task of wd1 and d1 (arXiv 2507.08838 §4,
- * arXiv 2504.12216 §4; their 4×4 set), e.g. `Sudoku 1030020001000001 =` → `<answer>1432324121434321</answer>`.
+ * arXiv 2504.12216 §4; their 4×4 set), e.g. `Sudoku 1004301001004000 =` → `<answer>1234341221434321</answer>`.
  * Scored by the `sudoku-cells` reward (share of the empty cells filled correctly); correct (pass@k) = solved.
  *
  * A solution is a random backtracking fill (every one of the 288 4×4 grids can come out; symmetries of one base
@@ -121,7 +121,7 @@ function drawPuzzle(rng: Rng, o: SudokuTaskOptions): Drawn<SudokuGold> {
 
 const sudoku = defineTask<SudokuGold, SudokuTaskOptions>({
   name: "sudoku",
-  summary: "4×4 sudoku with a unique solution (Sudoku 1030020001000001 =); answer the 16 cells in <answer>",
+  summary: "4×4 sudoku with a unique solution (Sudoku 1004301001004000 =); answer the 16 cells in <answer>",
   options: sudokuTaskOptions,
   build: (o) => ({
     description: `4×4 sudoku with ${o.givens} givens; scored by the share of empty cells solved`,

@@ -24,7 +24,7 @@ describe("sudoku task", () => {
   it("counts solutions: a full grid 1, an empty one at least 2, a known unique puzzle 1", () => {
     expect(countSolutions("1234341221434321")).toBe(1);
     expect(countSolutions("0".repeat(16))).toBe(2);
-    expect(countSolutions("1030020001000001")).toBe(2); // the reward's example puzzle is not unique
+    expect(countSolutions("1030020001000001")).toBe(2); // an old example puzzle, not unique
     expect(countSolutions("1030020001000001", 5)).toBe(2);
     expect(countSolutions("0".repeat(16), 1000)).toBe(288);
     expect(countSolutions("0234341221434320")).toBe(1);
