@@ -99,6 +99,7 @@ export async function probeRedis(url: string, timeoutMs = 3000): Promise<void> {
   checkRedisUrl(url);
   const probe = new Queue("rlvr-probe", {
     connection: { url, retryStrategy: () => null, connectTimeout: timeoutMs, enableOfflineQueue: false },
+    skipMetasUpdate: true, // writes nothing to Redis
   });
   let lastError: unknown;
   probe.on("error", (err) => (lastError = err));
