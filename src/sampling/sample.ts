@@ -172,8 +172,8 @@ export class DecodeSession {
     this.logits = noGrad(() => this.model.forward(ids, this.batch, width, opts));
   }
 
-  /** Row b's logits after its last fed token: (V). */
-  private lastLogits(b: number): Float32Array {
+  /** Row b's logits after its last fed token: (V) (a view; valid until the next `feed`). */
+  lastLogits(b: number): Float32Array {
     const steps = this.logits.shape[1]!;
     const v = this.vocab;
     return this.logits.data.subarray((b * steps + steps - 1) * v, (b * steps + steps) * v);

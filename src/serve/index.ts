@@ -15,3 +15,4 @@ export { QueueScorer, type QueueScorerOptions, type QueueSnapshot } from "./queu
 export { DEFAULT_QUEUE, jobIdOf, probeRedis, redactUrl, type ScoreJobData } from "./queue-settings.js";
 export { startRewardWorker, type RewardWorkerConfig, type RunningRewardWorker } from "./worker.js";
 export { workerOptionsSchema, parseWorkerOptions, type WorkerOptions } from "./worker-options.js";
+export * from "./model-server/index.js";
