@@ -10,7 +10,6 @@ import { register as carPlot } from "./car-plot.js";
 import { register as serveRewards } from "./serve-rewards.js";
 import { register as rewardWorker } from "./reward-worker.js";
 import { register as serveModel } from "./serve.js";
-import { register as dashboard } from "./dashboard.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -24,5 +23,5 @@ export const commands: RegisterCommand[] = [
   carPlot,
   serveRewards,
   rewardWorker,
-  dashboard,
+  serveModel,
 ];
