@@ -12,6 +12,7 @@ import { optimisationTask } from "./optimisation.js";
 import { matmulKernelTask } from "./matmul-kernel.js";
 import { sudokuTask } from "./sudoku.js";
 import { sakeTask } from "./sake.js";
+import { datasetTask } from "./dataset/index.js";
 
 export * from "./types.js";
 export * from "./registry.js";
@@ -47,3 +48,6 @@ if (!tasks.has(sudokuTask.name)) registerTask(sudokuTask);
 
 // SAKE runs multi-turn episodes with the "kg-tools" environment; registered outside BUILTIN_TASKS (short maths prompts).
 if (!tasks.has(sakeTask.name)) registerTask(sakeTask);
+
+// Your own data ("dataset": JSONL, verl Parquet, Parquet shards; docs/data.md); registered outside BUILTIN_TASKS.
+if (!tasks.has(datasetTask.name)) registerTask(datasetTask);

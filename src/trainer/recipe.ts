@@ -10,6 +10,7 @@ import type { z } from "zod";
 import { ConfigError } from "../util/index.js";
 import { TrainConfigSchema, checkConfig, type TrainConfig } from "./config.js";
 import { getTask, tasks } from "../tasks/index.js";
+import { resolveDatasetRecipe } from "../tasks/dataset/index.js";
 import { PRESETS, mergeRecipe, type PresetName } from "./presets.js";
 import { memoryProblems } from "./memory-estimate.js";
 
@@ -38,11 +39,12 @@ function resolvePaths(raw: Record<string, unknown>, base: string): Record<string
   if (model && model.type === "checkpoint" && typeof model.path === "string" && !isAbsolute(model.path))
     out.model = { ...model, path: resolve(base, model.path) };
   if (typeof out.reference === "string" && !isAbsolute(out.reference)) out.reference = resolve(base, out.reference);
-  return out;
+  return resolveDatasetRecipe(out, base) as Record<string, unknown>; // dataset paths and short form (docs/data.md)
 }
 
 /** Validates a recipe object: preset, defaults, cross-field rules. `source` names the recipe in errors. */
 export function resolveConfig(raw: unknown, source = "recipe"): TrainConfig {
+  raw = resolveDatasetRecipe(raw, process.cwd());
   let input = raw;
   const preset = (raw as { preset?: unknown } | null)?.preset;
   if (typeof preset === "string" && preset in PRESETS) input = mergeRecipe(PRESETS[preset as PresetName], raw);

@@ -1,0 +1,143 @@
+/**
+ * The "dataset" task: the user's own rows (JSONL, verl Parquet, a folder of Parquet shards) with the reward the
+ * recipe names, as a registered task, so `task: { name: dataset, options: { path, ... } }` (or the short form
+ * `task: { type: dataset, path, ... }`) trains on it like on any built-in task (docs/data.md).
+ *
+ * Departures from a generator task: `generate(split, count, seed)` returns at most the rows the split has (a
+ * seeded shuffle, then the first `count`), and ids are the data's own. Rows go to the held-out split by their split
+ * column, their shard's name, a separate `testPath`, or else a hash of the prompt (`testPercent`). Golds that the
+ * reward cannot parse are found at load (`badGolds`), never at step 400.
+ */
+import { existsSync } from "node:fs";
+import { ConfigError } from "../../util/errors.js";
+import { Rng } from "../../util/rng.js";
+import { splitOf } from "../generate.js";
+import type { TaskDefinition } from "../registry.js";
+import { scoreWithTerms } from "../score.js";
+import type { Example, Task } from "../types.js";
+import { datasetOptions, type DatasetOptions } from "./options.js";
+import { promptRenderer } from "./prompt.js";
+import { readRows } from "./read.js";
+import { mapRows, type DatasetRow } from "./rows.js";
+import {
+  goldCompletionFor,
+  goldFor,
+  goldParses,
+  moduleRefs,
+  termsOf,
+  validateUserModule,
+  type DatasetGold,
+  type DatasetTerm,
+} from "./terms.js";
+
+/** A loaded dataset: rendered examples by split, the term sets and what the gold check found. */
+export interface LoadedDataset {
+  rows: DatasetRow[];
+  examples: { train: Example<DatasetGold>[]; test: Example<DatasetGold>[] };
+  /** Terms by data source ("" = the default spec). */
+  termSets: Map<string, DatasetTerm[]>;
+  /** Rows whose gold the correctness term could not parse (`where`: file and row). */
+  badGolds: { where: string; gold: unknown }[];
+  /** Rows whose golds were checked (sync rewards only). */
+  checked: number;
+  chatTemplate: string | null;
+}
+
+/** Reads, maps, renders and checks a dataset (synchronously; Parquet in a worker). */
+export function loadDataset(o: DatasetOptions): LoadedDataset {
+  const rows = mapRows(readRows(o.path, o.format), o);
+  if (o.testPath) {
+    for (const r of rows) r.split = "train";
+    rows.push(...mapRows(readRows(o.testPath, o.format), o).map((r) => ({ ...r, split: "test" as const })));
+  }
+  const termSets = new Map<string, DatasetTerm[]>([["", termsOf(o.reward)]]);
+  for (const [source, spec] of Object.entries(o.rewardBySource ?? {})) termSets.set(source, termsOf(spec));
+  const renderer = promptRenderer(o);
+  const termsFor = (source?: string): DatasetTerm[] =>
+    (source !== undefined ? termSets.get(source) : undefined) ?? termSets.get("")!;
+  const goldOf = (r: DatasetRow): DatasetGold => ({
+    answer: r.gold,
+    ...(r.dataSource !== undefined ? { dataSource: r.dataSource } : {}),
+    ...(r.extraInfo !== undefined ? { extraInfo: r.extraInfo } : {}),
+  });
+
+  // User modules: checked once, on the first row that uses them.
+  const specs = [["", o.reward] as const, ...Object.entries(o.rewardBySource ?? {})];
+  for (const [source, spec] of specs) {
+    const first = rows.find((r) => source === "" || r.dataSource === source);
+    if (!first) continue;
+    for (const ref of moduleRefs(spec)) {
+      if (!existsSync(ref.module)) throw new ConfigError(`reward module ${ref.module}: file not found`);
+      validateUserModule(ref, goldOf(first), renderer.render(first.prompt));
+    }
+  }
+
+  const badGolds: LoadedDataset["badGolds"] = [];
+  let checked = 0;
+  const examples: LoadedDataset["examples"] = { train: [], test: [] };
+  for (const r of rows) {
+    const prompt = renderer.render(r.prompt);
+    const gold = goldOf(r);
+    const terms = termsFor(r.dataSource);
+    const correct = terms.find((t) => t.name === o.correctTerm) ?? terms[0]!;
+    const parses = goldParses(correct, gold, prompt);
+    if (parses !== null) checked++;
+    if (parses === false) {
+      badGolds.push({ where: r.where, gold: r.gold });
+      if (o.badGolds === "drop") continue;
+    }
+    const split = r.split ?? splitOf(prompt, o.testPercent);
+    const goldCompletion = r.completion ?? goldCompletionFor(correct, gold);
+    examples[split].push({ id: `dataset/${split}/${r.id}`, prompt, gold, goldCompletion });
+  }
+  if (badGolds.length > 0 && o.badGolds === "error") {
+    const list = badGolds.slice(0, 5).map((b) => `  ${b.where}: ${JSON.stringify(b.gold)?.slice(0, 60)}`);
+    throw new ConfigError(
+      `dataset ${o.path}: ${badGolds.length} of ${rows.length} golds cannot be parsed by reward ` +
+        `"${termsFor().find((t) => t.name === o.correctTerm)?.reward ?? "?"}" (set badGolds: drop or keep to go on)\n${list.join("\n")}`,
+    );
+  }
+  return { rows, examples, termSets, badGolds, checked, chatTemplate: renderer.template };
+}
+
+/** A seeded shuffle of `xs` (Fisher–Yates), first `count`. */
+function pick<T>(xs: readonly T[], count: number, seed: number, split: string): T[] {
+  const rng = new Rng(seed).split(`dataset/${split}`);
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out.slice(0, count);
+}
+
+/** Builds the "dataset" task: loads and checks the data now; each example is scored with its source's terms. */
+export function createDatasetTask(options: Partial<DatasetOptions> & { path: string }): Task<DatasetGold> {
+  const o = datasetOptions.parse(options);
+  const data = loadDataset(o);
+  const all = [...data.termSets.values()].flat();
+  const termsOfRow = (source?: string): DatasetTerm[] =>
+    (source !== undefined ? data.termSets.get(source) : undefined) ?? data.termSets.get("")!;
+  return {
+    name: "dataset",
+    description: `${data.rows.length} rows from ${o.path} (${data.examples.train.length} train, ${data.examples.test.length} test)`,
+    terms: all.filter((t, i) => all.findIndex((u) => u.name === t.name) === i),
+    correctTerm: o.correctTerm,
+    ...(o.stop ? { stop: o.stop } : {}),
+    ...(o.maxNewTokens ? { maxNewTokens: o.maxNewTokens } : {}),
+    generate: (split, count, seed) => pick(data.examples[split], count, seed, split),
+    score(example, completion, tokens) {
+      const input = { completion, gold: example.gold, prompt: example.prompt, ...(tokens ? { tokens } : {}) };
+      const terms = termsOfRow(example.gold.dataSource);
+      return scoreWithTerms(terms, input, { goldFor: (t) => goldFor(t as DatasetTerm, example.gold) });
+    },
+  };
+}
+
+/** Registry definition of "dataset". */
+export const datasetTask: TaskDefinition<DatasetOptions> = {
+  name: "dataset",
+  description: "your own rows: JSONL, verl Parquet or a folder of Parquet shards, with a named or user reward",
+  options: datasetOptions as never,
+  create: (o) => createDatasetTask(o),
+};
