@@ -9,6 +9,7 @@ import { register as rewardsCommand } from "./rewards.js";
 import { register as carPlot } from "./car-plot.js";
 import { register as serveRewards } from "./serve-rewards.js";
 import { register as rewardWorker } from "./reward-worker.js";
+import { register as data } from "./data.js";
 import { register as serveModel } from "./serve.js";
 
 export type RegisterCommand = (program: Command) => void;
@@ -23,5 +24,6 @@ export const commands: RegisterCommand[] = [
   carPlot,
   serveRewards,
   rewardWorker,
+  data,
   serveModel,
 ];
