@@ -25,6 +25,8 @@ export interface ModelServer {
   options: ModelServerOptions;
   host: ModelHost;
   scheduler: BatchScheduler;
+  /** Resolves when no request is in flight (now, or when the last one is answered). */
+  idle(): Promise<void>;
 }
 
 /** Builds the server for the checkpoint folder `checkpoint`; `options` as in `modelServerOptionsSchema`. */
@@ -35,6 +37,16 @@ export function buildModelServer(checkpoint: string, options: Partial<ModelServe
   const ctx: HandlerContext = { host, scheduler, options: opts, seeds: new Rng(opts.seed) };
   const app = Fastify({ bodyLimit: opts.maxBodyBytes, logger: false, return503OnClosing: true });
 
+  // Requests in flight (a streamed one until its last event is written), so that close can wait for them.
+  let active = 0;
+  const idleWaiters: (() => void)[] = [];
+  const idle = () => (active === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
+  app.addHook("onRequest", async (_req, reply) => {
+    active++;
+    reply.raw.once("close", () => {
+      if (--active === 0) for (const wake of idleWaiters.splice(0)) wake();
+    });
+  });
   app.addHook("onRequest", async (req, reply) => {
     if (opts.apiKey === undefined || !req.url.startsWith("/v1/")) return;
     if (!keyMatches(req.headers.authorization, opts.apiKey)) {
@@ -91,7 +103,7 @@ export function buildModelServer(checkpoint: string, options: Partial<ModelServe
     const loaded = host.reload(path);
     return { status: "ok", model: host.name, path: loaded.path, weights_version: host.version };
   });
-  return { app, options: opts, host, scheduler };
+  return { app, options: opts, host, scheduler, idle };
 }
 
 /** A listening model server. */
@@ -120,7 +132,7 @@ export async function startModelServer(
     close() {
       closing ??= (async () => {
         const closed = server.app.close();
-        await server.scheduler.idle();
+        await server.idle();
         server.app.server.closeAllConnections();
         await closed;
       })();
