@@ -2,3 +2,4 @@
 export * from "./types.js";
 export * from "./groups.js";
 export * from "./episode.js";
+export * from "./conductor/index.js";

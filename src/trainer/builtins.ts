@@ -4,3 +4,4 @@
  */
 import "../rewards/index.js";
 import "../tasks/index.js";
+import "../rollout/conductor/index.js"; // registers the "conductor" task (its chains call worker models)

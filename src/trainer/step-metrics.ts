@@ -50,6 +50,14 @@ export function rewardMetrics(
     m["episode/errors"] = episodes.reduce((s, e) => s + e.errors.length, 0);
     m["episode/truncatedFrac"] = episodes.filter((e) => e.truncated !== undefined).length / episodes.length;
   }
+  // The Conductor (docs/conductor.md): steps and worker tokens of the executed chains.
+  const chains = all.flatMap((r) =>
+    r.rewardInfo?.chain ? [r.rewardInfo.chain as { steps: unknown[]; workerTokens: number }] : [],
+  );
+  if (chains.length > 0) {
+    m["conductor/stepsMean"] = mean(chains.map((c) => c.steps.length));
+    m["conductor/workerTokensMean"] = mean(chains.map((c) => c.workerTokens));
+  }
   return m;
 }
 
@@ -68,6 +76,7 @@ export function sampleRecords(groups: readonly RolloutGroup[], _tokenizer: Token
       advantage: round(r.advantage),
       ...(r.rewardInfo?.error ? { error: r.rewardInfo.error } : {}),
       ...(r.episode?.env ? { turns: r.episode.turns, envErrors: r.episode.errors } : {}),
+      ...(r.rewardInfo?.chain ? { chain: r.rewardInfo.chain } : {}), // the Conductor's executed chain (issue 13)
     })),
   }));
 }

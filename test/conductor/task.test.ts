@@ -1,0 +1,176 @@
+/**
+ * The conductor task over the exact skill workers: gold plans earn 1 through the executed chain, single workers
+ * given the whole question do not, the reward is 1 / 0.5 / 0 as the spec says, each bad input gets its reward and is
+ * never executed, and a worker that hangs or throws costs only its rollout (0.5, the failure in the chain).
+ */
+import { describe, expect, it } from "vitest";
+import "../../src/rewards/index.js";
+import { getTask } from "../../src/tasks/index.js";
+import { createConductor } from "../../src/rollout/conductor/index.js";
+import { WorkerPool, programWorker, type Worker } from "../../src/rollout/conductor/pool.js";
+import { conductorTask, isCorrectAnswer, DEFAULT_WORKERS } from "../../src/tasks/conductor.js";
+import { SKILLS, drawQuestion, goldPlan, planText } from "../../src/tasks/conductor-skills.js";
+import type { Chain } from "../../src/rollout/conductor/executor.js";
+import { Rng } from "../../src/util/index.js";
+
+/** The default pool as program workers, counting calls. */
+function countingPool(calls: { n: number }, replace: Record<number, Worker> = {}): WorkerPool {
+  return new WorkerPool(
+    DEFAULT_WORKERS.map((w, i) => {
+      if (replace[i]) return replace[i]!;
+      const skill = (w.source as { skill: keyof typeof SKILLS }).skill;
+      return programWorker({
+        ...w,
+        run: (s, c) => {
+          calls.n++;
+          return SKILLS[skill](s, c);
+        },
+      });
+    }),
+  );
+}
+
+describe("skills and questions", () => {
+  it("a hand-checked word problem: read → multiply → add", () => {
+    const q = "Ann has 23 boxes of 47 pens and 158 loose pens. How many pens?";
+    expect(SKILLS.read(q, [])).toBe("23*47+158");
+    expect(SKILLS.multiply("multiply", ["23*47+158"])).toBe("1081+158");
+    expect(SKILLS.add("add", ["1081+158"])).toBe("1239");
+    expect(SKILLS.add("add", ["23*47+158"])).toBe("23*47+158"); // the adder cannot multiply
+    expect(SKILLS.generalist(q, [])).toBe(String(1080 + 158)); // weak at long multiplication
+    expect(SKILLS.generalist("Compute 3*47+158.", [])).toBe(String(141 + 158)); // one-digit factor: right
+  });
+
+  it("isCorrectAnswer accepts the bare integer only", () => {
+    expect(isCorrectAnswer("1239", 1239)).toBe(true);
+    expect(isCorrectAnswer(" 1239\n", 1239)).toBe(true);
+    expect(isCorrectAnswer("1238 1239", 1239)).toBe(false); // listing candidates earns nothing
+    expect(isCorrectAnswer("answer: 1239", 1239)).toBe(false);
+    expect(isCorrectAnswer("1081+158", 1239)).toBe(false);
+    expect(isCorrectAnswer(null, 1239)).toBe(false);
+  });
+
+  it("examples are seeded, train and test disjoint, and gold plans are the skills in order", () => {
+    const t = conductorTask.create({});
+    const a = t.generate("train", 30, 3);
+    expect(t.generate("train", 30, 3)).toEqual(a);
+    const test = new Set(t.generate("test", 30, 3).map((e) => e.prompt));
+    expect(a.some((e) => test.has(e.prompt))).toBe(false);
+    const q = drawQuestion(new Rng(1), "word", 2);
+    expect(goldPlan(q, { read: 0, multiply: 1, add: 2 })).toEqual({
+      modelIds: [0, 1, 2],
+      subtasks: [q.question, "multiply", "add"],
+      accessList: [[], [0], [1]],
+    });
+    expect(goldPlan(q, { read: 0, add: 2 })).toBeNull();
+  });
+});
+
+describe("the conductor task through the registry", () => {
+  it("gold plans earn 1 through the executed chain, with the chain in the reward info", async () => {
+    const task = getTask("conductor", { kinds: ["word", "expr", "word-add"] });
+    for (const ex of task.generate("train", 12, 0)) {
+      const res = await task.score(ex, ex.goldCompletion);
+      expect(res.score).toBe(1);
+      const chain = res.info!.chain as Chain;
+      expect(chain.answer).toBe(String((ex.gold as { answer: number }).answer));
+      expect(chain.steps.length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it("the best single worker given the whole question is right less often than the gold chains", async () => {
+    const task = getTask("conductor", { kinds: ["word", "expr"] });
+    const examples = task.generate("test", 20, 0);
+    for (const w of [0, 1, 2, 3]) {
+      let right = 0;
+      for (const ex of examples) {
+        const q = ex.prompt.split("Question: ")[1]!.split("\n")[0]!;
+        const res = await task.score(ex, planText({ modelIds: [w], subtasks: [q], accessList: [[]] }));
+        expect(res.score === 1 || res.score === 0.5).toBe(true);
+        if (res.score === 1) right++;
+      }
+      expect(right).toBeLessThan(examples.length / 2);
+    }
+  });
+
+  it("the prompt lists every worker with its index and description", () => {
+    const ex = getTask("conductor").generate("train", 1, 0)[0]!;
+    expect(ex.prompt).toMatch(/^Workers:\n0 reader: reads a word problem into an expression\n1 multiplier: /);
+    expect(ex.prompt).toMatch(/\nQuestion: .*\nPlan:\n$/);
+  });
+
+  it("rejects bad options with the field's name", () => {
+    expect(() => getTask("conductor", { workers: [] })).toThrow(/workers/);
+    expect(() => getTask("conductor", { selfCalls: { maxDepth: 1 } })).toThrow(/selfCalls\.planner/);
+  });
+});
+
+describe("rewards of bad input, never executed", () => {
+  const ex = conductorTask.create({ kinds: ["word"] }).generate("train", 1, 0)[0]!;
+  const q = ex.prompt.split("Question: ")[1]!.split("\n")[0]!;
+  const L = 10_000;
+  const many = `model_id = [${Array(L).fill(0).join(", ")}]\nsubtasks = [${Array(L).fill('"x"').join(", ")}]\naccess_list = [${Array(L).fill("[]").join(", ")}]`;
+  const cases: [string, string, number][] = [
+    ["the gold plan", ex.goldCompletion, 1],
+    ["a valid plan with a wrong answer", planText({ modelIds: [3], subtasks: [q], accessList: [[]] }), 0.5],
+    ["unequal lists", `model_id = [0, 1]\nsubtasks = ["${q}"]\naccess_list = [[], [0]]`, 0],
+    ["an unknown worker id", `model_id = [0, 9]\nsubtasks = ["${q}", "add"]\naccess_list = [[], [0]]`, 0],
+    ["access to a later step", `model_id = [0, 2]\nsubtasks = ["${q}", "add"]\naccess_list = [[1], []]`, 0],
+    ["access to itself", `model_id = [0, 2]\nsubtasks = ["${q}", "add"]\naccess_list = [[], [1]]`, 0],
+    ["10,000 steps", many, 0],
+    [
+      "five steps (over maxSteps 4)",
+      planText({ modelIds: [0, 0, 0, 0, 0], subtasks: Array(5).fill(q), accessList: [[], [], [], [], []] }),
+      0,
+    ],
+    ["an empty subtask", `model_id = [0, 2]\nsubtasks = ["${q}", ""]\naccess_list = [[], [0]]`, 0],
+    ["prose", "I would ask the reader, then the adder.", 0],
+  ];
+  it.each(cases)("%s", async (_, completion, reward) => {
+    const calls = { n: 0 };
+    const task = createConductor({ kinds: ["word"] }, { pool: countingPool(calls) });
+    const res = await task.score(ex, completion);
+    expect(res.score).toBe(reward);
+    if (reward === 0) {
+      expect(calls.n).toBe(0);
+      expect(res.info!.chain).toBeUndefined();
+      expect(typeof res.info!.plan).toBe("string");
+    } else expect(calls.n).toBeGreaterThan(0);
+  });
+});
+
+describe("a worker that hangs or throws costs that rollout, never the run", () => {
+  const ex = conductorTask.create({ kinds: ["word"] }).generate("train", 1, 0)[0]!;
+  it("hangs: the step times out, the chain fails, the plan still earns the parse credit 0.5", async () => {
+    const hang: Worker = {
+      id: "multiplier",
+      description: "m",
+      maxTokens: 9,
+      cost: 1,
+      generate: () => new Promise(() => {}),
+    };
+    const task = createConductor({ kinds: ["word"], timeoutMs: 50 }, { pool: countingPool({ n: 0 }, { 1: hang }) });
+    const t0 = performance.now();
+    const res = await task.score(ex, ex.goldCompletion);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(res.score).toBe(0.5);
+    const chain = res.info!.chain as Chain;
+    expect(chain.steps.map((s) => s.status)).toEqual(["ok", "error", "skipped"]);
+    expect(chain.steps[1]!.error).toMatch(/timeout/);
+  });
+  it("throws: recorded, 0.5", async () => {
+    const boom: Worker = {
+      id: "adder",
+      description: "a",
+      maxTokens: 9,
+      cost: 1,
+      generate: async () => {
+        throw new Error("connection refused");
+      },
+    };
+    const task = createConductor({ kinds: ["word"] }, { pool: countingPool({ n: 0 }, { 2: boom }) });
+    const res = await task.score(ex, ex.goldCompletion);
+    expect(res.score).toBe(0.5);
+    expect((res.info!.chain as Chain).steps[2]!.error).toBe("adder: connection refused");
+  });
+});
