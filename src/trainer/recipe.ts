@@ -10,6 +10,7 @@ import type { z } from "zod";
 import { ConfigError } from "../util/index.js";
 import { TrainConfigSchema, checkConfig, type TrainConfig } from "./config.js";
 import { getTask, tasks } from "../tasks/index.js";
+import "../rollout/conductor/index.js"; // registers the "conductor" task (its chains call worker models)
 import { resolveDatasetRecipe } from "../tasks/dataset/index.js";
 import { PRESETS, mergeRecipe, type PresetName } from "./presets.js";
 import { memoryProblems } from "./memory-estimate.js";
