@@ -98,6 +98,20 @@ describe("model server: completions", () => {
     expect(both.choices.map((c) => c.index)).toEqual([0, 1, 2, 3]); // prompt-major
   });
 
+  it("top_k (vLLM extension) 1 is greedy; top_p narrows the draw to the likeliest tokens", async () => {
+    const [greedy] = rlvrSample(server, "topk", { seed: 0, temperature: 0, maxNewTokens: 8 });
+    const k1 = await api.completions.create({
+      model: MODEL,
+      prompt: "topk",
+      max_tokens: 8,
+      seed: 3,
+      ...vllm({ top_k: 1 }),
+    });
+    expect(k1.choices[0]!.text).toBe(greedy!.text);
+    const p = await api.completions.create({ model: MODEL, prompt: "topk", max_tokens: 8, seed: 3, top_p: 1e-6 });
+    expect(p.choices[0]!.text).toBe(greedy!.text); // the nucleus keeps only the most likely token
+  });
+
   it("cuts the text before a stop string and reports finish_reason stop", async () => {
     const [greedy] = rlvrSample(server, "hello", { seed: 0, temperature: 0, maxNewTokens: 16 });
     const stop = greedy!.text.slice(4, 6);

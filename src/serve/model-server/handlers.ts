@@ -169,7 +169,9 @@ async function stream(ctx: HandlerContext, plan: Plan, reply: FastifyReply): Pro
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  const send = (data: unknown) => raw.write(`data: ${JSON.stringify(data)}\n\n`);
+  const send = (data: unknown) => {
+    if (!raw.destroyed && !raw.writableEnded) raw.write(`data: ${JSON.stringify(data)}\n\n`); // the client may be gone
+  };
   const object = plan.kind === "chat" ? "chat.completion.chunk" : "text_completion";
   const chunk = (choices: unknown[], extra: object = {}) =>
     send({ id: plan.id, object, created: plan.created, model: ctx.host.name, choices, ...extra });
@@ -238,6 +240,6 @@ async function stream(ctx: HandlerContext, plan: Plan, reply: FastifyReply): Pro
     );
   } finally {
     finished = true;
-    raw.end("data: [DONE]\n\n");
+    if (!raw.destroyed && !raw.writableEnded) raw.end("data: [DONE]\n\n");
   }
 }
