@@ -87,7 +87,8 @@ describe("dataset formats", () => {
       modelPath: model,
     });
     const [e] = task.generate("train", 1, 0);
-    expect(e!.prompt).toBe("<s><|system|>Box the answer.\n<|user|>2+2=\n<|assistant|>");
+    // The template's leading BOS is left to the rollout, which adds the tokenizer's BOS id.
+    expect(e!.prompt).toBe("<|system|>Box the answer.\n<|user|>2+2=\n<|assistant|>");
     expect(e!.gold.answer).toBe("4");
   });
 

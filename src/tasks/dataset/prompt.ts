@@ -3,7 +3,8 @@
  * folder's tokenizer_config.json, rendered by @huggingface/jinja with `add_generation_prompt: true`, as
  * `transformers`' apply_chat_template does) messages become the template's text. Without one (the built-in
  * character models), a string prompt is used as it is and messages are joined: a lone user message is its content,
- * several are `role: content` lines.
+ * several are `role: content` lines. A BOS token the template writes first is left out, because the rollout adds
+ * the tokenizer's BOS id itself.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,13 +55,16 @@ export function promptRenderer(opts: { modelPath?: string; chatTemplate: "auto" 
     template: found?.template ?? null,
     render(prompt) {
       const messages = messagesOf(prompt);
-      if (compiled)
-        return compiled.render({
+      if (compiled) {
+        const text = compiled.render({
           messages,
           add_generation_prompt: true,
           bos_token: found!.bos,
           eos_token: found!.eos,
         });
+        // The rollout puts the tokenizer's BOS id first itself (rollout/groups.ts), so a leading BOS text would double it.
+        return found!.bos && text.startsWith(found!.bos) ? text.slice(found!.bos.length) : text;
+      }
       if (messages.length === 1 && messages[0]!.role === "user") return messages[0]!.content;
       if (typeof prompt === "string") return `${opts.systemPrompt}\n\n${prompt}`;
       return messages.map((m) => `${m.role}: ${m.content}`).join("\n");
