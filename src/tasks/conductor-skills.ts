@@ -50,6 +50,15 @@ export function drawQuestion(rng: Rng, kind: QuestionKind, digits: number): Cond
   return { kind, question, expression: `${a}*${b}+${c}`, answer: a * b + c, skills: ["read", "multiply", "add"] };
 }
 
+/**
+ * A chain step's prompt (the executor's, src/rollout/conductor/executor.ts, and the skill workers' SFT data): the
+ * visible steps' outputs, labelled by step index, then the subtask.
+ */
+export function stepPrompt(subtask: string, visible: readonly { index: number; output: string }[]): string {
+  const context = visible.map((v) => `Step ${v.index}: ${v.output}\n`).join("");
+  return `${context}Task: ${subtask}\nAnswer:`;
+}
+
 /** The skills a worker can have. */
 export const SKILL_NAMES = ["read", "multiply", "add", "generalist"] as const;
 /** One skill. */
@@ -152,4 +161,34 @@ export function planText(plan: { modelIds: number[]; subtasks: string[]; accessL
     `model_id = ${list(plan.modelIds)}\nsubtasks = ${list(plan.subtasks)}\n` +
     `access_list = [${plan.accessList.map((a) => list(a)).join(", ")}]`
   );
+}
+
+/** One SFT pair of a skill worker: the step prompt it gets in a gold chain and the skill's exact answer. */
+export interface SkillPair {
+  prompt: string;
+  completion: string;
+}
+
+/**
+ * SFT pairs for the worker of `skill`: the prompts it sees when gold plans run (its subtask and the previous step's
+ * output), answered by the skill program. The generalist is asked whole questions. Seeded.
+ */
+export function skillPairs(skill: SkillName, count: number, rng: Rng, digits = 2): SkillPair[] {
+  const out: SkillPair[] = [];
+  while (out.length < count) {
+    const q = drawQuestion(rng, rng.choice(QUESTION_KINDS), digits);
+    if (skill === "generalist") {
+      out.push({ prompt: stepPrompt(q.question, []), completion: SKILLS.generalist(q.question, []) });
+      continue;
+    }
+    let prev: { index: number; output: string } | null = null;
+    for (let i = 0; i < q.skills.length; i++) {
+      const s = q.skills[i]!;
+      const subtask = i === 0 ? q.question : s;
+      const output = SKILLS[s](subtask, prev ? [prev.output] : []);
+      if (s === skill) out.push({ prompt: stepPrompt(subtask, prev ? [prev] : []), completion: output });
+      prev = { index: i, output };
+    }
+  }
+  return out.slice(0, count);
 }

@@ -9,7 +9,14 @@ import { getTask } from "../../src/tasks/index.js";
 import { createConductor } from "../../src/rollout/conductor/index.js";
 import { WorkerPool, programWorker, type Worker } from "../../src/rollout/conductor/pool.js";
 import { conductorTask, isCorrectAnswer, DEFAULT_WORKERS } from "../../src/tasks/conductor.js";
-import { SKILLS, drawQuestion, goldPlan, planText } from "../../src/tasks/conductor-skills.js";
+import { SKILLS, drawQuestion, goldPlan, planText, skillPairs } from "../../src/tasks/conductor-skills.js";
+import { Transformer } from "../../src/models/transformer.js";
+import { parseTransformerConfig } from "../../src/models/config.js";
+import { CharTokenizer } from "../../src/models/tokenizer.js";
+import { saveModel } from "../../src/models/checkpoint.js";
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
 import type { Chain } from "../../src/rollout/conductor/executor.js";
 import { Rng } from "../../src/util/index.js";
 
@@ -172,5 +179,60 @@ describe("a worker that hangs or throws costs that rollout, never the run", () =
     const res = await task.score(ex, ex.goldCompletion);
     expect(res.score).toBe(0.5);
     expect((res.info!.chain as Chain).steps[2]!.error).toBe("adder: connection refused");
+  });
+});
+
+describe("self-calls through the task", () => {
+  const tokenizer = new CharTokenizer();
+  // A planner long enough for the prompt (~330 characters with self listed) plus a plan.
+  const model = new Transformer(
+    parseTransformerConfig({
+      arch: "llama",
+      vocabSize: tokenizer.vocabSize,
+      dModel: 16,
+      nLayers: 1,
+      nHeads: 2,
+      nKvHeads: 2,
+      dFf: 32,
+      maxSeqLen: 640,
+    }),
+    new Rng(5),
+  ).eval();
+  it("the planner is listed as the last worker, and a self step runs the planner on its prompt", async () => {
+    const task = createConductor({ kinds: ["expr"], selfCalls: { maxDepth: 1 } }, { planner: { model, tokenizer } });
+    const ex = task.generate("train", 1, 0)[0]!;
+    expect(ex.prompt).toContain("\n4 self: the planner itself: plans a sub-question\n");
+    const res = await task.score(ex, planText({ modelIds: [4], subtasks: ["Compute 2*3+4."], accessList: [[]] }));
+    expect(res.score).toBe(0.5); // an untrained planner's sub-plan does not parse: the chain fails, the plan parsed
+    const step = (res.info!.chain as Chain).steps[0]!;
+    expect(step.worker).toBe("self");
+    expect(step.error).toMatch(/^self: its plan is invalid/);
+    expect(step.tokens).toBeGreaterThan(0);
+  });
+  it("through a recipe, the planner copy is a checkpoint named in selfCalls.planner", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rlvr-planner-"));
+    saveModel(dir, model, tokenizer);
+    const task = getTask("conductor", { selfCalls: { maxDepth: 1, planner: { type: "checkpoint", path: dir } } });
+    const ex = task.generate("train", 1, 0)[0]!;
+    const res = await task.score(ex, planText({ modelIds: [4, 2], subtasks: ["x", "add"], accessList: [[], [0]] }));
+    const chain = res.info!.chain as Chain;
+    expect(chain.steps.map((s) => s.status)).toEqual(["error", "skipped"]);
+    expect(() => getTask("conductor", { selfCalls: { planner: { type: "program", skill: "add" } } })).toThrow(
+      /selfCalls\.planner/,
+    );
+  });
+});
+
+describe("skill workers' SFT data", () => {
+  it("pairs are the prompts a worker sees in gold chains, answered by its skill", () => {
+    const pairs = skillPairs("multiply", 20, new Rng(2));
+    expect(pairs).toHaveLength(20);
+    for (const p of pairs) {
+      const ctx = /^Step 0: (.*)\n/.exec(p.prompt)?.[1];
+      const subtask = /Task: (.*)\nAnswer:$/.exec(p.prompt)![1]!;
+      expect(p.completion).toBe(SKILLS.multiply(subtask, ctx ? [ctx] : []));
+      expect(p.completion).not.toContain("*");
+    }
+    expect(skillPairs("generalist", 3, new Rng(2)).every((p) => p.prompt.startsWith("Task: "))).toBe(true);
   });
 });

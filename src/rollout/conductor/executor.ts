@@ -14,6 +14,7 @@
  * subtasks) is never executed: `executePlan` returns a failed chain with the reason and calls no worker.
  */
 import type { Plan } from "../../rewards/plan.js";
+import { stepPrompt } from "../../tasks/conductor-skills.js";
 import type { WorkerPool, WorkerReply } from "./pool.js";
 
 /** One executed step. */
@@ -92,10 +93,7 @@ export function checkPlan(plan: Plan, workers: number, maxSteps: number): string
 }
 
 /** A step's prompt: the visible steps' outputs (labelled by step index), then the subtask. */
-export function stepPrompt(subtask: string, visible: readonly { index: number; output: string }[]): string {
-  const context = visible.map((v) => `Step ${v.index}: ${v.output}\n`).join("");
-  return `${context}Task: ${subtask}\nAnswer:`;
-}
+export { stepPrompt };
 
 /** Runs `plan` over `pool`; never throws for a worker's failure or an invalid plan (see the file comment). */
 export async function executePlan(plan: Plan, pool: WorkerPool, opts: ExecuteOptions): Promise<Chain> {
