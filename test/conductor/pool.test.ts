@@ -1,8 +1,9 @@
 /**
  * Worker kinds of the Conductor's pool: a built-in checkpoint sampled with the KV-cache sampler (greedy, within its
- * budget, loaded from disk through the task's worker options), and an OpenAI-compatible endpoint. The endpoint here
- * is a small node:http server that speaks the chat-completions shape (rlvr's own model server was not on main when
- * this was written); it checks the request the worker sends, and the failure modes become step errors.
+ * budget, loaded from disk through the task's worker options), and an OpenAI-compatible endpoint: rlvr's own model
+ * server (`rlvr serve`, src/serve/model-server) answers exactly what the sampler gives on its chat text; a small
+ * node:http server checks the request the worker sends and plays the failure modes (hang, HTTP error, not JSON),
+ * which become step errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
@@ -24,6 +25,8 @@ import {
 } from "../../src/rollout/conductor/pool.js";
 import { executePlan } from "../../src/rollout/conductor/executor.js";
 import { buildWorker } from "../../src/rollout/conductor/task.js";
+import { startModelServer } from "../../src/serve/model-server/index.js";
+import { defaultChatText } from "../../src/serve/model-server/chat-template.js";
 
 const info = { id: "w", description: "a worker", maxTokens: 12, cost: 1 };
 const signal = new AbortController().signal;
@@ -155,5 +158,30 @@ describe("an OpenAI-compatible worker", () => {
     };
     expect(() => buildWorker({ ...info, source: src }, {})).toThrow(/RLVR_TEST_WORKER_KEY is unset/);
     expect(buildWorker({ ...info, source: src }, { RLVR_TEST_WORKER_KEY: "x" }).id).toBe("w");
+  });
+});
+
+describe("a worker behind rlvr's own model server", () => {
+  it("answers what the sampler gives greedily on the server's chat text, with the server's token count", async () => {
+    const tokenizer = new CharTokenizer();
+    const { model } = createModel("micro-char", new Rng(6));
+    const dir = mkdtempSync(join(tmpdir(), "rlvr-served-worker-"));
+    saveModel(dir, model, tokenizer);
+    const server = await startModelServer(dir, { port: 0, host: "127.0.0.1", batchWindowMs: 5 });
+    try {
+      const w = openaiWorker({ ...info, baseUrl: `${server.url}/v1`, model: server.host.name });
+      const prompt = "Step 0: 12+3\nTask: add\nAnswer:";
+      const reply = await w.generate({ prompt, subtask: "add", context: ["12+3"], signal });
+      const text = defaultChatText([{ role: "user", content: prompt }]);
+      const ref = sample(model.eval(), tokenizer, [[tokenizer.bosId, ...tokenizer.encode(text)]], {
+        maxNewTokens: info.maxTokens,
+        temperature: 0,
+        rng: new Rng(0),
+      })[0]!;
+      expect(reply.text).toBe(ref.text);
+      expect(reply.tokens).toBe(ref.tokens.length);
+    } finally {
+      await server.close();
+    }
   });
 });
