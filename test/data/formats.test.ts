@@ -133,6 +133,17 @@ describe("rlvr data inspect", () => {
   });
 });
 
+describe("rlvr data inspect with a user reward module", () => {
+  it("--reward ./file.ts#export checks the module on the first row; its golds are not parsed at load", () => {
+    const dir = tmp();
+    const module = writeRewardModule(dir);
+    const path = writeJsonl(join(dir, "d.jsonl"), additionRows(6));
+    const out = inspectDataset(path, { reward: `${module}#score` });
+    expect(out).toMatch(/golds: not checked \(reward module:.*my-reward\.ts#score answers asynchronously\)/);
+    expect(() => inspectDataset(path, { reward: `${module}#nope` })).toThrow(/\(export "nope"\): no exported function/);
+  });
+});
+
 describe("rlvr data export (round trip through the reader)", () => {
   for (const format of ["parquet", "jsonl"] as const) {
     it(`writes addition as verl ${format}; the reader gives back the same prompts and golds`, () => {
@@ -159,5 +170,26 @@ describe("rlvr data export (round trip through the reader)", () => {
     const path = join(tmp(), "c.parquet");
     writeVerlParquet(path, [row]);
     expect(readRows(path)[0]!.row).toEqual({ ...row, extra_info: { ...row.extra_info } });
+  });
+});
+
+describe("example ids", () => {
+  it("repeated ids (two verl sets concatenated, each indexed from 0) fall back to row numbers, unique per split", () => {
+    const rows = [0, 1, 0, 1].map((index, i) => ({
+      data_source: i < 2 ? "a" : "b",
+      prompt: `${i}+1=`,
+      answer: String(i + 1),
+      extra_info: { index, split: "train" },
+    }));
+    const path = writeJsonl(join(tmp(), "cat.jsonl"), rows);
+    const ids = getTask("dataset", { path })
+      .generate("train", 10, 0)
+      .map((e) => e.id);
+    expect(ids.sort()).toEqual([
+      "dataset/train/row-0",
+      "dataset/train/row-1",
+      "dataset/train/row-2",
+      "dataset/train/row-3",
+    ]);
   });
 });

@@ -6,6 +6,7 @@
  * parse, listing the first that cannot, so a bad gold is found before training.
  * export: writes a built-in task's examples in verl's format (Parquet or JSONL), which the dataset reader reads back.
  */
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { withErrors } from "../errors.js";
 import { ConfigError } from "../../util/errors.js";
@@ -30,6 +31,12 @@ export interface InspectOptions {
   show?: number;
 }
 
+/** `--reward`: a registry name, or a module `./file.ts#export` (export default: `default`). */
+export function rewardArg(arg: string): string | { module: string; export: string } {
+  const m = /^(.+\.(?:[mc]?[jt]s))(?:#(.+))?$/.exec(arg);
+  return m ? { module: resolve(m[1]!), export: m[2] ?? "default" } : arg;
+}
+
 /** The report of `rlvr data inspect` as text. */
 export function inspectDataset(path: string, o: InspectOptions = {}): string {
   const fields = {
@@ -41,7 +48,7 @@ export function inspectDataset(path: string, o: InspectOptions = {}): string {
     path,
     fields,
     badGolds: "keep",
-    ...(o.reward ? { reward: o.reward } : {}),
+    ...(o.reward ? { reward: rewardArg(o.reward) } : {}),
     ...(o.model ? { modelPath: o.model } : {}),
   });
   const first = readRows(path, options.format)[0]!;
@@ -106,7 +113,7 @@ export function register(program: Command): void {
     .command("inspect")
     .description("rows, fields, five prompts as the model sees them, and how many golds the reward can parse")
     .argument("<file>", "a .jsonl or .parquet file, or a folder of .parquet shards")
-    .option("--reward <name>", "the reward that scores it (default math-answer)")
+    .option("--reward <name>", "the reward: a registry name (default math-answer) or ./my-reward.ts#export")
     .option("--prompt <field>", "prompt column (dotted path)")
     .option("--gold <field>", "gold column (dotted path)")
     .option("--split <field>", "split column (dotted path)")

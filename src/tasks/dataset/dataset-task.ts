@@ -75,6 +75,8 @@ export function loadDataset(o: DatasetOptions): LoadedDataset {
   const badGolds: LoadedDataset["badGolds"] = [];
   let checked = 0;
   const examples: LoadedDataset["examples"] = { train: [], test: [] };
+  const rowNumber = new Map<Example<DatasetGold>, number>();
+  let n = 0;
   for (const r of rows) {
     const prompt = renderer.render(r.prompt);
     const gold = goldOf(r);
@@ -89,6 +91,14 @@ export function loadDataset(o: DatasetOptions): LoadedDataset {
     const split = r.split ?? splitOf(prompt, o.testPercent);
     const goldCompletion = r.completion ?? goldCompletionFor(correct, gold);
     examples[split].push({ id: `dataset/${split}/${r.id}`, prompt, gold, goldCompletion });
+    rowNumber.set(examples[split].at(-1)!, n++);
+  }
+  // Ids must be unique per split (the trainer keys examples by id). Concatenated verl sets repeat
+  // extra_info.index per source, so a repeat makes every id of that split its row number instead.
+  for (const split of ["train", "test"] as const) {
+    const ids = examples[split].map((e) => e.id);
+    if (new Set(ids).size < ids.length)
+      for (const e of examples[split]) e.id = `dataset/${split}/row-${rowNumber.get(e)}`;
   }
   if (badGolds.length > 0 && o.badGolds === "error") {
     const list = badGolds.slice(0, 5).map((b) => `  ${b.where}: ${JSON.stringify(b.gold)?.slice(0, 60)}`);
