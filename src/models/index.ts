@@ -8,3 +8,4 @@ export * from "./checkpoint.js";
 export * from "./registry.js";
 export * from "./diffusion-lm.js";
 export * from "./diffusion-objective.js";
+export * from "./export/index.js";

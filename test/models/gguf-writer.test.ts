@@ -184,7 +184,7 @@ describe("GGUF files read back with @huggingface/gguf", () => {
     const info = parsed.tensorInfos.find((t) => t.name === "blk.0.attn_q.weight")!;
     const file = readFileSync(path);
     const q = new Float32Array(file.buffer.slice(file.byteOffset + Number(parsed.tensorDataOffset + info.offset)));
-    const hf = llama!.model.layers[0]!.selfAttn.qProj.weight as unknown as { data: Float32Array };
+    const hf = (llama!.model.layers[0]!.selfAttn.qProj as unknown as { weight: { data: Float32Array } }).weight;
     const row = (a: Float32Array, r: number) => Array.from(a.subarray(r * 64, r * 64 + 64));
     // head 1 (rows 16..31), head dim 16: gguf row 16 + 2i + j is HF row 16 + 8j + i
     expect(row(q, 16 + 2 * 3 + 1)).toEqual(row(hf.data, 16 + 8 + 3));

@@ -11,6 +11,7 @@ import { register as serveRewards } from "./serve-rewards.js";
 import { register as rewardWorker } from "./reward-worker.js";
 import { register as data } from "./data.js";
 import { register as serveModel } from "./serve.js";
+import { register as exportCommand } from "./export.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -26,4 +27,5 @@ export const commands: RegisterCommand[] = [
   rewardWorker,
   data,
   serveModel,
+  exportCommand,
 ];

@@ -29,7 +29,7 @@ import type { Transformer } from "../transformer.js";
 import { GgmlType, writeGguf, type GgufTensor, type GgufValue, encodeGguf } from "./gguf-file.js";
 import { ggufTokenizerMetadata } from "./gguf-tokenizer.js";
 import { encodeF16, encodeQ8_0, Q8_0_BLOCK } from "./quantize.js";
-import { plainWeights, weightOf, type PlainWeight } from "./weights.js";
+import { concatRows, plainWeights, weightOf, type PlainWeight } from "./weights.js";
 
 /** Tensor types the export writes. */
 export const GGUF_TYPES = ["f32", "f16", "q8_0"] as const;
@@ -161,18 +161,6 @@ export function permuteRope(w: PlainWeight, heads: number, headDim: number): Pla
     }
   }
   return { data: out, shape: w.shape };
-}
-
-function concatRows(parts: PlainWeight[]): PlainWeight {
-  const total = parts.reduce((n, p) => n + p.data.length, 0);
-  const data = new Float32Array(total);
-  let o = 0;
-  for (const p of parts) {
-    data.set(p.data, o);
-    o += p.data.length;
-  }
-  const rows = parts.reduce((n, p) => n + p.shape[0]!, 0);
-  return { data, shape: parts[0]!.shape.length === 1 ? [rows] : [rows, ...parts[0]!.shape.slice(1)] };
 }
 
 /** The tensor in the requested type: 1-D stays F32; Q8_0 needs rows that are a multiple of 32 wide, else F16. */

@@ -35,3 +35,15 @@ export function weightOf(weights: Map<string, PlainWeight>, name: string): Plain
   if (!w) throw new ConfigError(`export: the model has no parameter "${name}"`);
   return w;
 }
+
+/** Stacks weights along their first dimension (q, k, v into one fused projection). */
+export function concatRows(parts: PlainWeight[]): PlainWeight {
+  const data = new Float32Array(parts.reduce((n, p) => n + p.data.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    data.set(p.data, o);
+    o += p.data.length;
+  }
+  const rows = parts.reduce((n, p) => n + p.shape[0]!, 0);
+  return { data, shape: [rows, ...parts[0]!.shape.slice(1)] };
+}
