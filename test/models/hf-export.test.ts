@@ -18,6 +18,9 @@ import {
   parseTransformerConfig,
 } from "../../src/models/index.js";
 import { exportHf } from "../../src/models/export/index.js";
+import { saveModel } from "../../src/models/checkpoint.js";
+import { buildProgram } from "../../src/cli/index.js";
+import { gguf } from "@huggingface/gguf";
 import { PROMPTS, testModels } from "./gguf-helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "rlvr-hf-"));
@@ -91,5 +94,37 @@ describe("exportHf", () => {
     expect(() => exportHf(join(root, "gqa"), new Transformer(cfg, new Rng(0)), new CharTokenizer())).toThrow(
       /no grouped-query attention/,
     );
+  });
+
+  it("rlvr export writes both formats from a checkpoint and names bad flags", async () => {
+    const ck = join(root, "ck");
+    saveModel(ck, llama!.model, llama!.tokenizer);
+    const run = async (...args: string[]) => {
+      const errors: string[] = [];
+      const log = console.log,
+        err = console.error;
+      console.log = () => {};
+      console.error = (m: string) => void errors.push(m);
+      process.exitCode = 0;
+      try {
+        await buildProgram()
+          .exitOverride()
+          .parseAsync(["node", "rlvr", "export", ck, ...args]);
+      } finally {
+        console.log = log;
+        console.error = err;
+      }
+      const code = process.exitCode;
+      process.exitCode = 0;
+      return { code, errors };
+    };
+    expect((await run("--format", "gguf", "--out", join(root, "cli.gguf"), "--type", "q8_0")).code).toBe(0);
+    const parsed = await gguf(join(root, "cli.gguf"), { allowLocalFile: true });
+    expect(parsed.metadata["general.architecture"]).toBe("llama");
+    expect((await run("--format", "safetensors-hf", "--out", join(root, "cli-hf"))).code).toBe(0);
+    expect(loadModel(join(root, "cli-hf")).model.config.dModel).toBe(64);
+    const bad = await run("--format", "onnx", "--out", join(root, "x"));
+    expect(bad).toEqual({ code: 1, errors: ['rlvr: --format must be one of gguf, safetensors-hf, got "onnx"'] });
+    expect((await run("--format", "gguf", "--out", join(root, "x"), "--type", "q4")).errors[0]).toMatch(/--type/);
   });
 });
