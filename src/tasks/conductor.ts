@@ -113,6 +113,8 @@ export const conductorOptions = z
   .strict();
 /** Conductor options after defaults. */
 export type ConductorOptions = z.output<typeof conductorOptions>;
+/** Conductor options as written (defaults missing). */
+export type ConductorInput = z.input<typeof conductorOptions>;
 
 /** Gold of a conductor example. */
 export interface ConductorGold {
@@ -191,8 +193,8 @@ export const conductorTask = defineTask<ConductorGold, ConductorOptions>({
 });
 
 /** Builds the task with a chain runner: score parses the plan, runs a valid one, and applies conductor-plan. */
-export function createConductorTask(options: Partial<ConductorOptions>, runChain: ChainRunner): Task<ConductorGold> {
-  const base = conductorTask.create(options);
+export function createConductorTask(options: ConductorInput, runChain: ChainRunner): Task<ConductorGold> {
+  const base = conductorTask.create(conductorOptions.parse(options));
   return withChainScoring(base, runChain);
 }
 

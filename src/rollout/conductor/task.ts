@@ -24,6 +24,7 @@ import {
   withChainScoring,
   type ChainRunner,
   type ConductorGold,
+  type ConductorInput,
   type ConductorOptions,
   type WorkerOptions,
 } from "../../tasks/conductor.js";
@@ -76,10 +77,7 @@ export interface ConductorRuntime {
 }
 
 /** The task with its chain runner: pool, executor, self-calls; see the file comment. */
-export function createConductor(
-  options: Partial<ConductorOptions> = {},
-  rt: ConductorRuntime = {},
-): Task<ConductorGold> {
+export function createConductor(options: ConductorInput = {}, rt: ConductorRuntime = {}): Task<ConductorGold> {
   const o = conductorOptions.parse(options);
   const pool = rt.pool ?? buildPool(o.workers);
   if (pool.size !== o.workers.length)

@@ -1,0 +1,284 @@
+/**
+ * `npm run bench:conductor` (issue 13, docs/conductor.md): does RL make a planner's chains over a pool of small
+ * workers beat every single worker, and is it the reward that does it? On the shared harness (bench/harness/,
+ * docs/benchmarks.md), per seed from `BENCH_SEED_LIST` (default 0,1,2):
+ *
+ * - the pool: one small built-in worker per skill (read, multiply, add) and a weak generalist, each trained by SFT on
+ *   `skillPairs` (the step prompts it sees in gold chains), built once and cached under the work folder, keyed by
+ *   its settings and `sourceHash` (like the SFT starts);
+ * - the best single worker: every worker given the whole question as a one-step plan; the best one's accuracy;
+ * - the planner's SFT start (gold plans), at every decoding (greedy; sampled at T 0.3, 0.6, 1); its best decoding is
+ *   the baseline of the gains;
+ * - RL (recipes/conductor.yaml's settings, KL weight 0), the control (rewards permuted inside each group), and one RL
+ *   run with self-calls allowed (the planner copy that answers them is the SFT start), all with the same steps.
+ *
+ * Accuracy is held-out final-answer accuracy of the executed chains. Prints JSON lines: conductor.gain_over_best_worker,
+ * conductor.gain_over_start, conductor.gain_min (worst seed, over the best worker), conductor.control_gain (points),
+ * conductor.steps_mean, conductor.worker_tokens_mean (greedy RL chains), conductor.cap_accuracy and
+ * conductor.best_worker_cap_accuracy (correct with at most CAP worker tokens per question), conductor.self_gain_over_start.
+ * Targets: RL over the best worker ≥ 10 points and over the start ≥ 10 points on every seed; RL − control ≥ 10.
+ * The paper reports about three steps per question and 72.35 against 64.14 for the best single model under a shared
+ * cap (arXiv 2512.04388 tab. 7, §4.3); we state what we see.
+ *
+ * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_OUT (work folder, default
+ * runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
+ * nothing).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
+import { Rng } from "../src/util/index.js";
+import { CharTokenizer, loadModel, parseTransformerConfig, saveModel, Transformer } from "../src/models/index.js";
+import { trainSft } from "../src/trainer/sft.js";
+import { resolveConfig } from "../src/trainer/recipe.js";
+import { train } from "../src/trainer/train.js";
+import { sampleGroups, scoreGroups } from "../src/rollout/groups.js";
+import { createConductor } from "../src/rollout/conductor/index.js";
+import { planText, skillPairs, SKILL_DESCRIPTIONS, type SkillName } from "../src/tasks/conductor-skills.js";
+import type { ConductorInput, WorkerOptions } from "../src/tasks/conductor.js";
+import type { Example, Task } from "../src/tasks/types.js";
+import {
+  DECODINGS,
+  benchLine,
+  comparativeGate,
+  gainOverBest,
+  heldOutExamples,
+  seedsFromEnv,
+  sourceHash,
+  splitFromEnv,
+  summarize,
+  withinGroupControl,
+  type PassByDecoding,
+} from "./harness/index.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const SMOKE = process.env.BENCH_CONDUCTOR_SMOKE === "1";
+const OUT = resolve(
+  process.env.BENCH_CONDUCTOR_OUT ?? join(ROOT, "runs", SMOKE ? "bench-conductor-smoke" : "bench-conductor"),
+);
+const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
+const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
+const TARGET = 0.1;
+/** The shared cap on worker tokens per question. */
+const CAP = 64;
+
+const S = SMOKE
+  ? { workerSteps: 20, workerD: 32, plannerD: 32, layers: 1, sftSteps: 20, rlSteps: 2, evalExamples: 6, prompts: 2 }
+  : {
+      workerSteps: 1500,
+      workerD: 96,
+      plannerD: 64,
+      layers: 3,
+      sftSteps: 400,
+      rlSteps: 60,
+      evalExamples: 200,
+      prompts: 8,
+    };
+const SKILLS: readonly SkillName[] = ["read", "multiply", "add", "generalist"];
+const IDS: Record<SkillName, string> = {
+  read: "reader",
+  multiply: "multiplier",
+  add: "adder",
+  generalist: "generalist",
+};
+
+/** Trains (or reuses) one small worker per skill; returns the pool's worker options. */
+function buildSkillPool(): WorkerOptions[] {
+  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.layers, pairs: 4000, v: 1 };
+  const key = createHash("sha256").update(JSON.stringify(settings)).update(sourceHash(ROOT)).digest("hex").slice(0, 16);
+  return SKILLS.map((skill, i) => {
+    const dir = join(OUT, "pool", key, skill);
+    if (!existsSync(join(dir, "config.json"))) {
+      const tokenizer = new CharTokenizer();
+      const config = parseTransformerConfig({
+        arch: "llama",
+        vocabSize: tokenizer.vocabSize,
+        dModel: settings.d,
+        nLayers: settings.layers,
+        nHeads: 4,
+        nKvHeads: 2,
+        dFf: 4 * settings.d,
+        maxSeqLen: 192,
+      });
+      const model = new Transformer(config, new Rng(100 + i));
+      const pairs = skillPairs(skill, settings.pairs, new Rng(200 + i));
+      const t0 = performance.now();
+      trainSft(model, tokenizer, pairs, { steps: settings.steps, batchSize: 32, lr: 0.003, rng: new Rng(300 + i) });
+      saveModel(dir, model, tokenizer);
+      console.error(
+        `worker ${skill}: ${settings.steps} SFT steps in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      );
+    }
+    const w: WorkerOptions = {
+      id: IDS[skill],
+      description: SKILL_DESCRIPTIONS[skill],
+      maxTokens: 24,
+      cost: 1,
+      source: { type: "checkpoint", path: dir, temperature: 0 },
+    };
+    return skill === "generalist" ? w : { ...w, skill };
+  });
+}
+
+type Recipe = Parameters<typeof resolveConfig>[0];
+
+function recipe(name: string, seed: number, options: ConductorInput, model: object, sft: boolean) {
+  return resolveConfig({
+    name,
+    seed,
+    outDir: OUT,
+    preset: "grpo",
+    model,
+    task: { name: "conductor", options, trainExamples: 4000, testExamples: 100, seed: 0 },
+    sft: { enabled: sft, steps: S.sftSteps, batchSize: 16, lr: 0.002 },
+    algorithm: { kl: { beta: 0 } },
+    train: { steps: S.rlSteps, promptsPerStep: S.prompts, groupSize: 8, maxCompletionTokens: 200, lr: 0.0001 },
+    eval: { every: 0, atStart: false, examples: 1 },
+    checkpoint: { every: 0, keepLast: 1 },
+    log: { progress: false },
+  } as Recipe);
+}
+
+/** Held-out chain accuracy of a planner at one decoding, with steps, worker tokens and accuracy under the cap. */
+async function chainEval(dir: string, task: Task, examples: Example[], temperature: number, seed: number) {
+  const { model, tokenizer } = loadModel(dir);
+  const groups = await sampleGroups(model, tokenizer, task, examples, {
+    groupSize: 1,
+    maxNewTokens: 200,
+    temperature,
+    rng: new Rng(seed).split("eval"),
+    policyVersion: -1,
+    idPrefix: "eval",
+    maxRows: 16,
+  });
+  await scoreGroups(task, new Map(examples.map((e) => [e.id, e])), groups);
+  const rs = groups.flatMap((g) => g.rollouts);
+  const chains = rs.map((r) => r.rewardInfo?.chain as { steps: unknown[]; workerTokens: number } | undefined);
+  const ok = rs.map((r) => r.terms[task.correctTerm] === 1);
+  return {
+    acc: mean(ok.map(Number)),
+    cap: mean(ok.map((o, i) => Number(o && (chains[i]?.workerTokens ?? 0) <= CAP))),
+    steps: mean(chains.map((c) => c?.steps.length ?? 0)),
+    tokens: mean(chains.map((c) => c?.workerTokens ?? 0)),
+  };
+}
+
+async function atDecodings(dir: string, task: Task, examples: Example[], seed: number) {
+  const pass: PassByDecoding = {};
+  let greedy = { acc: 0, cap: 0, steps: 0, tokens: 0 };
+  for (const d of DECODINGS) {
+    const r = await chainEval(dir, task, examples, d.temperature, seed);
+    pass[d.label] = r.acc;
+    if (d.temperature === 0) greedy = r;
+  }
+  return { pass, greedy };
+}
+
+/** Each worker given the whole question as a one-step plan: the best worker's accuracy, and under the cap. */
+async function bestSingleWorker(task: Task, examples: Example[], workers: number) {
+  let best = { acc: 0, cap: 0, worker: -1 };
+  for (let w = 0; w < workers; w++) {
+    let acc = 0;
+    let cap = 0;
+    for (const ex of examples) {
+      const q = ex.prompt.split("Question: ")[1]!.split("\n")[0]!;
+      const res = await task.score(ex, planText({ modelIds: [w], subtasks: [q], accessList: [[]] }));
+      const chain = res.info?.chain as { workerTokens: number } | undefined;
+      if (res.terms[task.correctTerm] === 1) {
+        acc++;
+        if ((chain?.workerTokens ?? 0) <= CAP) cap++;
+      }
+    }
+    if (acc / examples.length > best.acc || best.worker < 0)
+      best = { acc: acc / examples.length, cap: cap / examples.length, worker: w };
+  }
+  return best;
+}
+
+async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
+  const config = recipe(`${name}-${seed}`, seed, options, { type: "checkpoint", path: start }, false);
+  const res = await train(config, {
+    resume: false,
+    overwrite: true,
+    reporters: [],
+    ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+  });
+  return join(res.runDir, "checkpoints", `step-${res.step}`);
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const line = (metric: string, value: number, unit: string) => console.log(benchLine("conductor", metric, value, unit));
+const pts = (x: number) => (100 * x).toFixed(1);
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  console.error(
+    `bench:conductor seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
+  );
+  const workers = buildSkillPool();
+  const options: ConductorInput = { workers, kinds: ["word", "expr", "word-add"], digits: 2, maxSteps: 4 };
+  const task = createConductor(options);
+  const examples = heldOutExamples(task, SPLIT, S.evalExamples);
+  const single = await bestSingleWorker(task, examples, workers.length);
+  console.error(`best single worker: ${workers[single.worker]!.id} ${pts(single.acc)} (under cap ${pts(single.cap)})`);
+  const model = {
+    type: "new",
+    arch: "llama",
+    dModel: S.plannerD,
+    nLayers: S.layers,
+    nHeads: 4,
+    nKvHeads: 2,
+    maxSeqLen: 512,
+  };
+  const rows = [];
+  for (const seed of SEEDS) {
+    const startRun = await train(recipe(`start-${seed}`, seed, options, model, true), {
+      resume: false,
+      overwrite: true,
+      stopAfter: 0,
+      reporters: [],
+    });
+    const start = join(startRun.runDir, "checkpoints", "start");
+    const s = await atDecodings(start, task, examples, seed);
+    const rl = await atDecodings(await rlArm("rl", seed, options, start), task, examples, seed);
+    const ctl = await atDecodings(await rlArm("control", seed, options, start, true), task, examples, seed);
+    const selfOptions = {
+      ...options,
+      selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: start } },
+    };
+    const selfTask = createConductor(selfOptions);
+    const self = await atDecodings(await rlArm("self", seed, selfOptions, start), selfTask, examples, seed);
+    const at = (p: PassByDecoding) => p[gainOverBest(s.pass, rl.pass).decoding]!;
+    const row = {
+      seed,
+      rl: gainOverBest(s.pass, rl.pass).atStartBest,
+      control: gainOverBest(s.pass, ctl.pass).atStartBest,
+      overWorker: at(rl.pass) - single.acc,
+      self: gainOverBest(s.pass, self.pass).atStartBest,
+      greedy: rl.greedy,
+    };
+    rows.push(row);
+    console.error(
+      `seed ${seed}: start ${JSON.stringify(s.pass)} rl ${JSON.stringify(rl.pass)} control ${JSON.stringify(ctl.pass)} ` +
+        `self ${JSON.stringify(self.pass)}; greedy RL chains: ${row.greedy.steps.toFixed(2)} steps, ` +
+        `${row.greedy.tokens.toFixed(1)} worker tokens`,
+    );
+  }
+  line("conductor.gain_over_best_worker", 100 * summarize(rows.map((r) => r.overWorker)).mean, "points");
+  line("conductor.gain_over_start", 100 * summarize(rows.map((r) => r.rl)).mean, "points");
+  line("conductor.gain_min", 100 * summarize(rows.map((r) => r.overWorker)).min, "points");
+  line("conductor.control_gain", 100 * summarize(rows.map((r) => r.control)).mean, "points");
+  line("conductor.steps_mean", mean(rows.map((r) => r.greedy.steps)), "steps");
+  line("conductor.worker_tokens_mean", mean(rows.map((r) => r.greedy.tokens)), "tokens");
+  line("conductor.cap_accuracy", 100 * mean(rows.map((r) => r.greedy.cap)), "percent");
+  line("conductor.best_worker_cap_accuracy", 100 * single.cap, "percent");
+  line("conductor.self_gain_over_start", 100 * summarize(rows.map((r) => r.self)).mean, "points");
+  const verdict = comparativeGate(rows, TARGET);
+  const pass = verdict.pass && rows.every((r) => r.rl >= TARGET && r.overWorker >= TARGET);
+  console.error(
+    `gate (over the best worker ≥ ${100 * TARGET}, over the start ≥ ${100 * TARGET}, RL − control ≥ ${100 * TARGET} ` +
+      `on every seed): ${pass ? "PASS" : "FAIL"}; margins ${verdict.margins.map(pts).join(", ")}`,
+  );
+}
+
+await main();
