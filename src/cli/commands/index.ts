@@ -12,6 +12,7 @@ import { register as rewardWorker } from "./reward-worker.js";
 import { register as data } from "./data.js";
 import { register as serveModel } from "./serve.js";
 import { register as exportCommand } from "./export.js";
+import { register as dashboard } from "./dashboard.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -28,4 +29,5 @@ export const commands: RegisterCommand[] = [
   data,
   serveModel,
   exportCommand,
+  dashboard,
 ];

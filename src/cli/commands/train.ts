@@ -7,6 +7,7 @@ import { consoleReporter, jsonlReporter, svgReporter } from "../../trainer/repor
 import { join } from "node:path";
 import { parseSets } from "../overrides.js";
 import { withErrors } from "../errors.js";
+import { trainDashboard } from "./dashboard.js";
 
 export { parseSets } from "../overrides.js";
 export { withErrors } from "../errors.js";
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     )
     .option("--overwrite", "let a fresh start delete an earlier run made with a different recipe in the run folder")
     .option("--no-progress", "no console progress bar")
+    .option("--dashboard", "serve the live dashboard (docs/dashboard.md) while the run trains; prints its URL")
     .action(
       withErrors(
         async (
@@ -42,6 +44,7 @@ export function register(program: Command): void {
             resume: boolean;
             overwrite?: boolean;
             progress: boolean;
+            dashboard?: boolean;
           },
         ) => {
           const overrides = parseSets(o.set);
@@ -53,7 +56,10 @@ export function register(program: Command): void {
           const run = new RunDir(join(config.outDir, config.name));
           const reporters = [jsonlReporter(run), svgReporter(run, `${config.name}: ${config.task.name}`)];
           if (o.progress && config.log.progress) reporters.unshift(consoleReporter());
-          const res = await train(config, { reporters, resume: o.resume, overwrite: o.overwrite === true });
+          const dashboard = o.dashboard ? await trainDashboard(config.outDir, config.name) : undefined;
+          const res = await train(config, { reporters, resume: o.resume, overwrite: o.overwrite === true }).finally(
+            () => dashboard?.close(),
+          );
           const key = `eval/${config.task.name}/pass@1`;
           const before = res.startEval?.[key];
           const after = res.finalEval?.[key];
