@@ -79,6 +79,7 @@ export class WorkerPool {
     }
     this.workers = workers;
   }
+  /** Number of workers (valid plan ids are 0 .. size - 1). */
   get size(): number {
     return this.workers.length;
   }
