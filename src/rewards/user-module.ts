@@ -50,9 +50,14 @@ export interface UserRewardStats {
 
 const stats = new Map<string, UserRewardStats>();
 
-/** The registry name of a user reward: `module:<file>#<export>` (one registration per file and export). */
-export function userRewardName(file: string, exportName: string): string {
-  return `module:${file}#${exportName}`;
+/** A call's time limit unless the recipe says (ms). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The registry name of a user reward: `module:<file>#<export>`, with `?sandbox` and a non-default `timeoutMs=`. */
+export function userRewardName(file: string, exportName: string, sandbox = false, timeoutMs?: number): string {
+  const ms = timeoutMs !== undefined && timeoutMs !== DEFAULT_TIMEOUT_MS ? [`timeoutMs=${timeoutMs}`] : [];
+  const mode = [...(sandbox ? ["sandbox"] : []), ...ms];
+  return `module:${file}#${exportName}${mode.length ? `?${mode.join("&")}` : ""}`;
 }
 
 /** Failure counters of a registered user reward. */
@@ -104,22 +109,28 @@ function userInput(input: RewardInput): UserRewardInput {
   };
 }
 
-/** Resolves after `ms` with a timeout error (unref'd so it never holds the process open). */
-function timeout(ms: number, what: string): Promise<never> {
-  return new Promise((_, reject) =>
-    setTimeout(() => reject(new TimeoutError(`${what}: no answer within ${ms} ms`)), ms).unref(),
-  );
+/** `p`, or a TimeoutError after `ms` (the timer is cleared as soon as `p` settles). */
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 class TimeoutError extends Error {}
 
-/** Registers (once) the user reward of `src`; returns its registry name. `base` resolves a relative path. */
+/** Registers (once per file, export and mode) the user reward of `src`; returns its registry name. */
 export function registerUserReward(src: UserRewardSource, registry: RewardRegistry = rewards): string {
   const file = isAbsolute(src.file) ? src.file : resolve(src.file);
-  const name = userRewardName(file, src.exportName);
+  const name = userRewardName(file, src.exportName, src.sandbox, src.timeoutMs);
   if (registry.has(name)) return name;
   const what = `reward module ${file} (export "${src.exportName}")`;
-  const timeoutMs = src.timeoutMs ?? 10_000;
+  const timeoutMs = src.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let loaded: Promise<{
     fn: (i: UserRewardInput, o: unknown) => unknown;
     schema: { safeParse?: Function } | null;
@@ -152,7 +163,11 @@ export function registerUserReward(src: UserRewardSource, registry: RewardRegist
           if (!parsed.success) throw new Error(`${what}: invalid options: ${parsed.error?.message}`);
           opts = parsed.data;
         }
-        const value = await Promise.race([Promise.resolve(fn(userInput(input), opts)), timeout(timeoutMs, what)]);
+        const value = await withTimeout(
+          Promise.resolve().then(() => fn(userInput(input), opts)),
+          timeoutMs,
+          what,
+        );
         return toRewardResult(value);
       } catch (err) {
         if (err instanceof TimeoutError) s.timeouts++;
