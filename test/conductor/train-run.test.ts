@@ -1,6 +1,7 @@
 /**
  * The Conductor end to end through `train()`: a tiny planner, warm-started by SFT on gold plans, runs RL steps over
- * a pool of exact program workers and one frozen built-in checkpoint worker. The planner's completion holds only
+ * a pool of exact program workers, a frozen built-in checkpoint worker (the multiplier) and an endpoint that refuses
+ * connections (the adder: its failures cost those rollouts, not the run). The planner's completion holds only
  * its own tokens (all trained, no inserted segment), the worker checkpoint's weights do not move,
  * and the executed chains appear in samples.jsonl and in the step metrics.
  */
@@ -8,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Rng } from "../../src/util/index.js";
 import { createModel } from "../../src/models/registry.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
@@ -27,12 +30,17 @@ describe("a few RL steps of a tiny planner", () => {
     const out = mkdtempSync(join(tmpdir(), "rlvr-conductor-"));
     const workerDir = join(out, "worker");
     saveModel(workerDir, createModel("micro-char", new Rng(9)).model, new CharTokenizer());
+    // An endpoint that refuses connections: a port that was just free.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const deadUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/v1`;
+    await new Promise((r) => probe.close(r));
     const program = (id: string, skill: string) => ({ id, description: skill, source: { type: "program", skill } });
     const workers = [
       program("r", "read"),
-      program("m", "multiply"),
-      program("a", "add"),
-      { id: "g", description: "any", maxTokens: 8, source: { type: "checkpoint", path: workerDir } },
+      { id: "m", description: "mul", skill: "multiply", maxTokens: 8, source: { type: "checkpoint", path: workerDir } },
+      { id: "a", description: "add", skill: "add", source: { type: "openai", baseUrl: deadUrl, model: "gone" } },
+      program("g", "generalist"),
     ];
     const config = resolveConfig({
       name: "conductor",
@@ -68,9 +76,16 @@ describe("a few RL steps of a tiny planner", () => {
       for (const s of chain?.steps ?? []) if (s.output && s.output.length > 3) expect(r.text).not.toContain(s.output);
       expect([0, 0.5, 1]).toContain(r.reward);
     }
-    // SFT on gold plans makes most plans parse, so chains were executed.
+    // SFT on gold plans makes most plans parse, so chains were executed: the built-in worker answered, and the dead
+    // endpoint failed its steps without stopping the run (those rollouts keep the parse credit 0.5).
     const executed = rollouts.filter((r) => r.rewardInfo?.chain);
     expect(executed.length).toBeGreaterThan(0);
+    type Step = { worker: string; status: string; tokens: number; error?: string };
+    const steps = executed.flatMap((r) => (r.rewardInfo!.chain as { steps: Step[] }).steps);
+    expect(steps.some((s) => s.worker === "m" && s.status === "ok" && s.tokens > 0)).toBe(true);
+    const dead = steps.filter((s) => s.worker === "a" && s.status === "error");
+    expect(dead.length).toBeGreaterThan(0);
+    expect(dead[0]!.error).toMatch(/^a: /);
     expect(rollouts.some((r) => r.advantage !== 0)).toBe(true); // 0.5 against 0 within a group: a learning signal
 
     // The worker is frozen: the copy the pool used has the weights on disk; the planner moved.
