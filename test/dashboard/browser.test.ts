@@ -145,6 +145,13 @@ describe.skipIf(!CHROMIUM && !REQUIRED)("dashboard in chromium", () => {
     }
     await page.locator("input[name=filter][value=all]").check();
     await page.waitForSelector('#sample-count:text-matches("^3 ")');
+    // A multi-turn completion shows its segments by kind, its turns and its environment errors.
+    const inserted = page.locator("#samples tr.completion.wrong .segment.inserted");
+    await expect(inserted.textContent()).resolves.toBe("[inserted] tool says 2");
+    expect(await page.locator("#samples tr.completion.wrong .segment.model").count()).toBe(2);
+    await expect(page.locator("#samples tr.completion.wrong").textContent()).resolves.toContain(
+      "turns 2 · env errors: unknown tool",
+    );
     // Completion text is shown as text, never parsed as HTML.
     expect(await page.locator("#samples b").count()).toBe(0);
     await expect(page.locator("#samples").textContent()).resolves.toContain("<b>not html</b>");

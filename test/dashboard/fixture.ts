@@ -2,7 +2,8 @@
  * Run folders for the dashboard tests, written with the trainer's own RunDir writers so the files have the real
  * layout. Values are simple functions of the step so tests can check them by hand: reward/mean = step / 10,
  * grad/norm = 1 / step. Each step's sampled group has three completions: one correct (4 + step tokens), one wrong
- * (10 tokens, truncated) and one unscored (reward null, 7 tokens).
+ * (10 tokens, truncated, a two-turn episode: a model turn, an inserted tool result, an environment error) and one
+ * unscored (reward null, 7 tokens).
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,7 +61,16 @@ export function samplesAt(step: number): { step: number; groups: unknown[] } {
         prompt: `${step}+1=`,
         completions: [
           completion(`\\boxed{${step + 1}}`, 1, 1, 4 + step, "stop"),
-          completion("\\boxed{99", 0.2, 0, 10, "length"),
+          {
+            ...completion("call(1)\\boxed{99", 0.2, 0, 10, "length"),
+            segments: [
+              { kind: "model", text: "call(1)" },
+              { kind: "inserted", text: "tool says 2" },
+              { kind: "model", text: "\\boxed{99" },
+            ],
+            turns: 2,
+            envErrors: ["unknown tool"],
+          },
           completion("<b>not html</b>", null, 0, 7, "stop"),
         ],
       },
