@@ -3,7 +3,7 @@
  * and calls its function once. The pool owns the deadline and kills the process past it, so even a synchronous
  * infinite loop costs only its completion. Options are checked with the module's `options` schema when it has one.
  */
-import { importUserModule, type UserRewardInput } from "./user-module.js";
+import { importUserModule, issuesText, type UserRewardInput } from "./user-module.js";
 
 /** Calls `exportName` of `file` with the input and options; returns its raw result (checked by the caller). */
 export async function runUserReward(args: {
@@ -19,8 +19,7 @@ export async function runUserReward(args: {
   let opts = args.options;
   if (schema && typeof schema.safeParse === "function") {
     const parsed = schema.safeParse(args.options);
-    if (!parsed.success)
-      throw new Error(`invalid options: ${String((parsed.error as Error)?.message ?? parsed.error)}`);
+    if (!parsed.success) throw new Error(`invalid options: ${issuesText(parsed.error)}`);
     opts = parsed.data;
   }
   return await (fn as (i: UserRewardInput, o: unknown) => unknown)(args.input, opts);

@@ -109,6 +109,14 @@ function userInput(input: RewardInput): UserRewardInput {
   };
 }
 
+/** A schema error as `path: message; ...` (zod's issues), or its message. */
+export function issuesText(error: unknown): string {
+  const e = error as { issues?: { path?: PropertyKey[]; message: string }[]; message?: string } | undefined;
+  if (Array.isArray(e?.issues))
+    return e.issues.map((i) => `${i.path?.length ? `${i.path.map(String).join(".")}: ` : ""}${i.message}`).join("; ");
+  return String(e?.message ?? error);
+}
+
 /** `p`, or a TimeoutError after `ms` (the timer is cleared as soon as `p` settles). */
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -160,7 +168,7 @@ export function registerUserReward(src: UserRewardSource, registry: RewardRegist
             data?: unknown;
             error?: { message: string };
           };
-          if (!parsed.success) throw new Error(`${what}: invalid options: ${parsed.error?.message}`);
+          if (!parsed.success) throw new Error(`${what}: invalid options: ${issuesText(parsed.error)}`);
           opts = parsed.data;
         }
         const value = await withTimeout(

@@ -193,3 +193,19 @@ describe("example ids", () => {
     ]);
   });
 });
+
+describe("goldPattern", () => {
+  it("takes the gold from a longer text (GSM8K's '#### 72'); a row it does not match is a bad gold", () => {
+    const path = writeJsonl(join(tmp(), "gsm.jsonl"), [
+      { question: "Natalia sold 48 clips, then half as many. How many?", answer: "48/2 = 24\n48+24 = 72\n#### 72" },
+      { question: "2+2?", answer: "it is four" },
+    ]);
+    const task = getTask("dataset", { path, goldPattern: "^#### (.+)$", badGolds: "drop", testPercent: 0 });
+    const ex = task.generate("train", 10, 0);
+    expect(ex.map((e) => e.gold.answer)).toEqual(["72"]);
+    expect(() => getTask("dataset", { path, goldPattern: "^#### (.+)$" })).toThrow(
+      /1 of 2 golds cannot be parsed.*\n.*gsm\.jsonl:2/,
+    );
+    expect(() => getTask("dataset", { path, goldPattern: "([" })).toThrow(/goldPattern: not a regular expression/);
+  });
+});

@@ -28,6 +28,7 @@ export interface InspectOptions {
   gold?: string;
   split?: string;
   model?: string;
+  goldPattern?: string;
   show?: number;
 }
 
@@ -50,6 +51,7 @@ export function inspectDataset(path: string, o: InspectOptions = {}): string {
     badGolds: "keep",
     ...(o.reward ? { reward: rewardArg(o.reward) } : {}),
     ...(o.model ? { modelPath: o.model } : {}),
+    ...(o.goldPattern ? { goldPattern: o.goldPattern } : {}),
   });
   const first = readRows(path, options.format)[0]!;
   const data = loadDataset(options);
@@ -118,6 +120,7 @@ export function register(program: Command): void {
     .option("--gold <field>", "gold column (dotted path)")
     .option("--split <field>", "split column (dotted path)")
     .option("--model <dir>", "model folder whose chat template renders the prompts")
+    .option("--gold-pattern <regex>", "the gold is this regex's first group (GSM8K: '#### (.+)$')")
     .option("--show <n>", "examples to print", (v) => Number(v), 5)
     .action(withErrors((file: string, o: InspectOptions) => console.log(inspectDataset(file, o))));
   data

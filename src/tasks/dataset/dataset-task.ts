@@ -72,6 +72,13 @@ export function loadDataset(o: DatasetOptions): LoadedDataset {
     }
   }
 
+  let pattern: RegExp | null = null;
+  try {
+    if (o.goldPattern !== undefined) pattern = new RegExp(o.goldPattern, "m");
+  } catch (err) {
+    throw new ConfigError(`dataset goldPattern: not a regular expression (${(err as Error).message})`);
+  }
+  // A gold the pattern does not match counts as one that does not parse.
   const badGolds: LoadedDataset["badGolds"] = [];
   let checked = 0;
   const examples: LoadedDataset["examples"] = { train: [], test: [] };
@@ -82,7 +89,9 @@ export function loadDataset(o: DatasetOptions): LoadedDataset {
     const gold = goldOf(r);
     const terms = termsFor(r.dataSource);
     const correct = terms.find((t) => t.name === o.correctTerm) ?? terms[0]!;
-    const parses = goldParses(correct, gold, prompt);
+    const m = pattern && typeof r.gold === "string" ? pattern.exec(r.gold) : null;
+    if (m) gold.answer = (m[1] ?? m[0]).trim();
+    const parses = !pattern || m ? goldParses(correct, gold, prompt) : false;
     if (parses !== null) checked++;
     if (parses === false) {
       badGolds.push({ where: r.where, gold: r.gold });

@@ -77,6 +77,10 @@ export const datasetOptions = z.strictObject({
     .describe("auto: render prompts with the model's chat template when it has one; none: plain text"),
   systemPrompt: z.string().optional().describe("a system message put before string prompts"),
   modelPath: z.string().optional().describe("model folder for the chat template (the recipe loader fills it)"),
+  goldPattern: z
+    .string()
+    .optional()
+    .describe('a regular expression whose first group is the gold in a longer text (GSM8K: "#### (.+)$")'),
   badGolds: z
     .enum(["error", "drop", "keep"])
     .default("error")

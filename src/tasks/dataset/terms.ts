@@ -120,7 +120,12 @@ if (typeof fn !== "function")
 let options = data.options;
 if (mod.options && typeof mod.options.safeParse === "function") {
   const p = mod.options.safeParse(options);
-  if (!p.success) throw new Error("invalid options: " + (p.error && p.error.message));
+  if (!p.success) {
+    const issues = p.error && Array.isArray(p.error.issues)
+      ? p.error.issues.map((i) => (i.path && i.path.length ? i.path.join(".") + ": " : "") + i.message).join("; ")
+      : p.error && p.error.message;
+    throw new Error("invalid options: " + issues);
+  }
   options = p.data;
 }
 const value = await Promise.race([
