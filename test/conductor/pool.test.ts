@@ -65,6 +65,30 @@ describe("a built-in checkpoint worker", () => {
     expect(a.tokens).toBeLessThanOrEqual(12);
     expect(await w.generate(call)).toEqual(a); // greedy: the same chain twice
   });
+  it("answers concurrent calls in batches, each row as it would be answered alone", async () => {
+    const w = checkpointWorker({ ...info, model, tokenizer, maxBatch: 2 });
+    const prompts = [
+      "Task: add\nAnswer:",
+      "Step 0: 1\nTask: multiply the numbers\nAnswer:",
+      "x",
+      "Task: 12*3\nAnswer:",
+      "ab",
+    ];
+    const replies = await Promise.all(
+      prompts.map((prompt) => w.generate({ prompt, subtask: "", context: [], signal })),
+    );
+    prompts.forEach((p, i) => {
+      const ref = sample(model, tokenizer, [[tokenizer.bosId, ...tokenizer.encode(p)]], {
+        maxNewTokens: 12,
+        temperature: 0,
+        rng: new Rng(0),
+      })[0]!;
+      expect(replies[i]).toEqual({ text: ref.text, tokens: ref.tokens.length });
+    });
+    expect(() => checkpointWorker({ ...info, model, tokenizer, maxBatch: 0 })).toThrow(/maxBatch/);
+    const long = "9".repeat(model.config.maxSeqLen);
+    await expect(w.generate({ prompt: long, subtask: "", context: [], signal })).rejects.toThrow(/no room/);
+  });
   it("loads from a checkpoint directory named in the task's worker options", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rlvr-worker-"));
     saveModel(dir, model, tokenizer);

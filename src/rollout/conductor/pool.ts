@@ -8,8 +8,8 @@
  *   `POST {baseUrl}/chat/completions`, with a small fetch client;
  * - `programWorker`: an exact program (the conductor task's skills), for tests and planner smoke runs.
  *
- * Departures: a built-in worker's call is synchronous CPU work, so the executor's timeout cannot stop it mid-call;
- * its token budget bounds it instead. The timeout does abort an HTTP call (AbortSignal).
+ * Departures: a built-in worker's sampling is synchronous CPU work, so the executor's timeout cannot stop it
+ * mid-call; its token budget bounds it instead. The timeout does abort an HTTP call (AbortSignal).
  */
 import type { Transformer } from "../../models/transformer.js";
 import type { Tokenizer } from "../../models/tokenizer.js";
@@ -97,25 +97,59 @@ export interface CheckpointWorkerOptions extends WorkerInfo {
   temperature?: number;
   /** Seed of the worker's own random stream (only read when temperature > 0). */
   seed?: number;
+  /** Most calls answered by one batched sampler call (default 64). */
+  maxBatch?: number;
 }
 
-/** A built-in model as a worker: prompt → bos + ids → KV-cache sampling until eos or the budget. */
+interface Pending {
+  prompt: number[];
+  resolve(r: WorkerReply): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * A built-in model as a worker: prompt → bos + ids → KV-cache sampling until eos or the budget. Calls made in the
+ * same turn of the event loop (the same step of every chain being scored) are answered by one batched sampler call
+ * of at most `maxBatch` rows (left-padded, so each row's greedy answer is its answer alone); the batch's token
+ * budget is the worker's, lowered to the room the longest prompt leaves in `maxSeqLen`.
+ */
 export function checkpointWorker(o: CheckpointWorkerOptions): Worker {
   const info = checkInfo(o);
+  const maxBatch = o.maxBatch ?? 64;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1)
+    throw new ConfigError(`worker ${info.id}: maxBatch must be a positive integer, got ${maxBatch}`);
   const rng = new Rng(o.seed ?? 0);
+  let queue: Pending[] = [];
+  const flush = () => {
+    const all = queue;
+    queue = [];
+    for (let at = 0; at < all.length; at += maxBatch) {
+      const batch = all.slice(at, at + maxBatch);
+      try {
+        const room = o.model.config.maxSeqLen - Math.max(...batch.map((b) => b.prompt.length));
+        const out = sample(
+          o.model,
+          o.tokenizer,
+          batch.map((b) => b.prompt),
+          { maxNewTokens: Math.min(info.maxTokens, room), temperature: o.temperature ?? 0, rng },
+        );
+        out.forEach((s, i) => batch[i]!.resolve({ text: s.text, tokens: s.tokens.length }));
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+  };
   return {
     ...info,
-    async generate(call) {
+    generate(call) {
       const ids = o.tokenizer.encode(call.prompt);
       const prompt = o.tokenizer.bosId !== null ? [o.tokenizer.bosId, ...ids] : ids;
-      const room = o.model.config.maxSeqLen - prompt.length;
-      if (room < 1) throw new Error(`prompt of ${prompt.length} tokens leaves no room in maxSeqLen`);
-      const [s] = sample(o.model, o.tokenizer, [prompt], {
-        maxNewTokens: Math.min(info.maxTokens, room),
-        temperature: o.temperature ?? 0,
-        rng,
+      if (prompt.length >= o.model.config.maxSeqLen)
+        return Promise.reject(new Error(`prompt of ${prompt.length} tokens leaves no room in maxSeqLen`));
+      return new Promise<WorkerReply>((resolve, reject) => {
+        if (queue.length === 0) setImmediate(flush);
+        queue.push({ prompt, resolve, reject });
       });
-      return { text: s!.text, tokens: s!.tokens.length };
     },
   };
 }
