@@ -42,7 +42,7 @@ export function writeAdditionParquet(path: string, train = 40, test = 8): string
 
 /**
  * A user reward module (TypeScript): `score` gives 1 when the completion contains the gold, else 0; `throws` throws
- * on every call; `quarter` always gives {score: 0.25}; `hangs` never answers; `spins` loops forever synchronously; `wrong` returns a string.
+ * on every call; `quarter` always gives {score: 0.25}; `everyOther` throws on every second call; `hangs` never answers; `spins` loops forever synchronously; `wrong` returns a string.
  */
 export function writeRewardModule(dir: string): string {
   const file = join(dir, "my-reward.ts");
@@ -55,6 +55,8 @@ export function score(input: { completion: string; gold: unknown }, o: { bonus: 
 }
 export function quarter(): { score: number } { return { score: 0.25 }; }
 export function throws(): number { throw new Error("my reward crashed"); }
+let calls = 0;
+export function everyOther(): number { if (calls++ % 2 === 1) throw new Error("odd call"); return 1; }
 export function hangs(): Promise<number> { return new Promise(() => {}); }
 export function spins(): number { for (;;) {} }
 export function wrong(): string { return "yes"; }
