@@ -64,6 +64,12 @@ describe("bad data errors at load, naming the row or column", () => {
     const kept = load({ path, badGolds: "drop", testPercent: 0 });
     expect(kept.generate("train", 100, 0)).toHaveLength(4);
   });
+  it("a correctTerm that is not a term is an error listing the terms", () => {
+    const path = writeJsonl(join(tmp(), "d.jsonl"), additionRows(3));
+    const reward = [{ term: "right", reward: "math-answer" }];
+    expect(() => load({ path, reward })).toThrow(/correctTerm: "correct" is not a term of the reward; terms: right/);
+    expect(load({ path, reward, correctTerm: "right" }).correctTerm).toBe("right");
+  });
   it("an unknown reward name is an error", () => {
     const path = writeJsonl(join(tmp(), "d.jsonl"), additionRows(3));
     expect(() => load({ path, reward: "no-such-reward" })).toThrow(/reward "no-such-reward" is not registered/);

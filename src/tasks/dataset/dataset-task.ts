@@ -52,6 +52,12 @@ export function loadDataset(o: DatasetOptions): LoadedDataset {
   }
   const termSets = new Map<string, DatasetTerm[]>([["", termsOf(o.reward)]]);
   for (const [source, spec] of Object.entries(o.rewardBySource ?? {})) termSets.set(source, termsOf(spec));
+  for (const [source, terms] of termSets)
+    if (!terms.some((t) => t.name === o.correctTerm))
+      throw new ConfigError(
+        `dataset correctTerm: "${o.correctTerm}" is not a term of the ${source ? `"${source}" ` : ""}reward; ` +
+          `terms: ${terms.map((t) => t.name).join(", ")}`,
+      );
   const renderer = promptRenderer(o);
   const termsFor = (source?: string): DatasetTerm[] =>
     (source !== undefined ? termSets.get(source) : undefined) ?? termSets.get("")!;
@@ -88,7 +94,7 @@ export function loadDataset(o: DatasetOptions): LoadedDataset {
     const prompt = renderer.render(r.prompt);
     const gold = goldOf(r);
     const terms = termsFor(r.dataSource);
-    const correct = terms.find((t) => t.name === o.correctTerm) ?? terms[0]!;
+    const correct = terms.find((t) => t.name === o.correctTerm)!;
     const m = pattern && typeof r.gold === "string" ? pattern.exec(r.gold) : null;
     if (m) gold.answer = (m[1] ?? m[0]).trim();
     const parses = !pattern || m ? goldParses(correct, gold, prompt) : false;
