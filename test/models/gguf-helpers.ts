@@ -29,8 +29,9 @@ export interface TestModel {
 }
 
 /**
- * The three exported shapes: llama (GQA, tied head, char tokenizer), gpt2 (untied head, char tokenizer) and qwen2
- * (q/k/v biases, untied head, the fixture's BPE tokenizer), seeded. With `trainSteps` > 0 each is first trained
+ * The three exported shapes, seeded: llama (GQA, head width 32 ≠ dModel/nHeads, tied head, char tokenizer), gpt2
+ * (GQA, untied head, char tokenizer) and qwen2 (q/k/v biases, untied head, RoPE base 5e5, the fixture's BPE
+ * tokenizer). With `trainSteps` > 0 each is first trained
  * with SFT to answer a prompt with its reverse: random models have near-ties in their greedy choices that any
  * rounding flips, trained ones have the margins real models have.
  */
@@ -46,8 +47,13 @@ export function testModels(trainSteps = 0): TestModel[] {
     return { name, model, tokenizer };
   };
   return [
-    make("llama", { arch: "llama", nKvHeads: 2, tieEmbeddings: true, ropeTheta: 10000 }, new CharTokenizer(), 1),
-    make("gpt2", { arch: "gpt2", nKvHeads: 4, tieEmbeddings: false }, new CharTokenizer(), 2),
+    make(
+      "llama",
+      { arch: "llama", nKvHeads: 2, headDim: 32, tieEmbeddings: true, ropeTheta: 10000 },
+      new CharTokenizer(),
+      1,
+    ),
+    make("gpt2", { arch: "gpt2", nKvHeads: 2, tieEmbeddings: false }, new CharTokenizer(), 2),
     make(
       "qwen2",
       { arch: "llama", nKvHeads: 2, qkvBias: true, tieEmbeddings: false, ropeTheta: 5e5 },

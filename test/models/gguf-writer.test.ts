@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gguf } from "@huggingface/gguf";
 import { Rng } from "../../src/util/index.js";
-import { DiffusionLM, parseTransformerConfig } from "../../src/models/index.js";
+import { DiffusionLM, Transformer, parseTransformerConfig } from "../../src/models/index.js";
 import { CharTokenizer, HfTokenizer } from "../../src/models/index.js";
 import { exportGguf, permuteRope } from "../../src/models/export/gguf.js";
 import { encodeGguf, GgmlType } from "../../src/models/export/gguf-file.js";
@@ -115,7 +115,7 @@ describe("GGUF files read back with @huggingface/gguf", () => {
       if (arch === "gpt2") expect(md["gpt2.attention.layer_norm_epsilon"]).toBeCloseTo(1e-5, 10);
       else {
         expect(md[`${arch}.rope.freq_base`]).toBe(c.ropeTheta);
-        expect(md[`${arch}.rope.dimension_count`]).toBe(16);
+        expect(md[`${arch}.rope.dimension_count`]).toBe(arch === "llama" ? 32 : 16);
       }
       expect(md["tokenizer.ggml.model"]).toBe("gpt2");
       expect(md["tokenizer.ggml.pre"]).toBe("gpt-2");
@@ -146,9 +146,9 @@ describe("GGUF files read back with @huggingface/gguf", () => {
       expect(shape("blk.1.ffn_down.weight")).toEqual([128, 64]);
       expect(shape("output_norm.weight")).toEqual([64]);
       if (arch === "gpt2") {
-        expect(shape("blk.0.attn_qkv.weight")).toEqual([64, 192]);
+        expect(shape("blk.0.attn_qkv.weight")).toEqual([64, 128]); // q 64 + k 32 + v 32 (2 kv heads)
         expect(shape("position_embd.weight")).toEqual([64, 128]);
-      } else expect(shape("blk.0.attn_k.weight")).toEqual([64, 32]);
+      } else expect(shape("blk.0.attn_k.weight")).toEqual([64, arch === "llama" ? 64 : 32]); // 2 kv heads × head width
       expect(infos.get("blk.0.ffn_up.weight")!.dtype).toBe(
         { f32: GgmlType.F32, f16: GgmlType.F16, q8_0: GgmlType.Q8_0 }[type],
       );
@@ -186,9 +186,9 @@ describe("GGUF files read back with @huggingface/gguf", () => {
     const q = new Float32Array(file.buffer.slice(file.byteOffset + Number(parsed.tensorDataOffset + info.offset)));
     const hf = (llama!.model.layers[0]!.selfAttn.qProj as unknown as { weight: { data: Float32Array } }).weight;
     const row = (a: Float32Array, r: number) => Array.from(a.subarray(r * 64, r * 64 + 64));
-    // head 1 (rows 16..31), head dim 16: gguf row 16 + 2i + j is HF row 16 + 8j + i
-    expect(row(q, 16 + 2 * 3 + 1)).toEqual(row(hf.data, 16 + 8 + 3));
-    expect(row(q, 16 + 2 * 3)).toEqual(row(hf.data, 16 + 3));
+    // head 1 (rows 32..63), head dim 32: gguf row 32 + 2i + j is HF row 32 + 16j + i
+    expect(row(q, 32 + 2 * 3 + 1)).toEqual(row(hf.data, 32 + 16 + 3));
+    expect(row(q, 32 + 2 * 3)).toEqual(row(hf.data, 32 + 3));
     const p = permuteRope({ data: Float32Array.from([0, 1, 2, 3, 10, 11, 12, 13]), shape: [8, 1] }, 2, 4);
     expect(Array.from(p.data)).toEqual([0, 2, 1, 3, 10, 12, 11, 13]);
 
@@ -256,6 +256,10 @@ describe("refusals", () => {
     });
     const diffusion = new DiffusionLM(cfg, new Rng(0), 99);
     expect(() => exportGguf(join(dir, "x.gguf"), diffusion, new CharTokenizer())).toThrow(/diffusion/);
+    const wide = parseTransformerConfig({ ...cfg, qkvBias: true, headDim: 32 });
+    expect(() => exportGguf(join(dir, "x.gguf"), new Transformer(wide, new Rng(0)), new CharTokenizer())).toThrow(
+      /qwen2 needs nHeads × headDim = dModel/,
+    );
     expect(gpt2ByteToUnicode()[32]).toBe("Ġ");
     expect(gpt2ByteToUnicode()[10]).toBe("Ċ");
   });

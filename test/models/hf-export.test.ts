@@ -27,7 +27,12 @@ const root = mkdtempSync(join(tmpdir(), "rlvr-hf-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("exportHf", () => {
-  const [llama, gpt2, qwen2] = testModels(0);
+  const [llama, , qwen2] = testModels(0);
+  const gpt2Config = { arch: "gpt2", vocabSize: 99, dModel: 64, nLayers: 2, nHeads: 4, nKvHeads: 4, dFf: 128 };
+  const gpt2 = {
+    model: new Transformer(parseTransformerConfig({ ...gpt2Config, maxSeqLen: 128, tieEmbeddings: false }), new Rng(2)),
+    tokenizer: new CharTokenizer(),
+  };
 
   it.each([llama!, qwen2!].map((m) => [m.name, m] as const))("%s loads back with the same logits", (name, m) => {
     const dir = join(root, name);

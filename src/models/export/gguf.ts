@@ -20,7 +20,8 @@
  *   `q8_0` for matrices whose rows are a multiple of 32 wide (others fall back to F16), `general.file_type` 0, 1
  *   or 7 (LLAMA_FTYPE_ALL_F32, MOSTLY_F16, MOSTLY_Q8_0).
  * - The tokenizer: ./gguf-tokenizer.ts.
- * Not supported: the masked-diffusion LM, other tokenizers than byte-level BPE and the char tokenizer.
+ * Not supported: the masked-diffusion LM, other tokenizers than byte-level BPE and the char tokenizer, and qwen2
+ * shapes whose heads do not tile dModel (llama.cpp's qwen2 loader wants a square attn_q).
  */
 import { ConfigError } from "../../util/index.js";
 import { headDimOf, type TransformerConfig } from "../config.js";
@@ -60,6 +61,12 @@ export function ggufContents(
   if (tokenizer.vocabSize > c.vocabSize)
     throw new ConfigError(`GGUF export: the tokenizer has ${tokenizer.vocabSize} ids, the model ${c.vocabSize} rows`);
   const arch = ggufArchitecture(c);
+  if (arch === "qwen2" && headDimOf(c) * c.nHeads !== c.dModel) {
+    // llama.cpp's qwen2 loader expects attn_q to be (dModel, dModel); its llama loader takes any head width
+    throw new ConfigError(
+      `GGUF export: llama.cpp's qwen2 needs nHeads × headDim = dModel, got ${c.nHeads} × ${headDimOf(c)} ≠ ${c.dModel}`,
+    );
+  }
   const w = plainWeights(model);
   const tensors: GgufTensor[] = [];
   const add = (name: string, weight: PlainWeight) => tensors.push(encodeTensor(name, weight, type));
