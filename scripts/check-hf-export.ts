@@ -1,5 +1,5 @@
 /**
- * `npm run check:hf-export`: exports seeded llama (char tokenizer, tied), gpt2 (char tokenizer, untied) and qwen2
+ * `npm run check:hf-export`: exports seeded llama (char tokenizer, tied, head width 32), gpt2 (char tokenizer, untied) and qwen2
  * (byte-level BPE fixture tokenizer) models with `rlvr export --format safetensors-hf`'s code, then has Python
  * `transformers` load each folder with `AutoModelForCausalLM` / `AutoTokenizer.from_pretrained` and compare
  * (scripts/check-hf-export.py): token ids of a few prompts, and logits to 1e-4. Give a checkpoint folder as an
@@ -45,7 +45,7 @@ const make = (name: string, cfg: Record<string, unknown>, tokenizer: Tokenizer, 
   cases.push({ name, model, tokenizer });
 };
 const bpe = loadHfTokenizer(join("test", "fixtures", "parity", "llama", "tokenizer.json"), { eosId: 297, padId: 297 });
-make("llama", { arch: "llama", nKvHeads: 2, tieEmbeddings: true }, new CharTokenizer(), 1);
+make("llama", { arch: "llama", nKvHeads: 2, headDim: 32, tieEmbeddings: true }, new CharTokenizer(), 1);
 make("gpt2", { arch: "gpt2", nKvHeads: 4, tieEmbeddings: false }, new CharTokenizer(), 2);
 make("gpt2-tied", { arch: "gpt2", nKvHeads: 4, tieEmbeddings: true }, new CharTokenizer(), 3);
 make("qwen2", { arch: "llama", nKvHeads: 2, qkvBias: true, tieEmbeddings: false, ropeTheta: 1e6 }, bpe, 4);
