@@ -1,10 +1,10 @@
 /**
- * `npm run check:hf-export`: exports seeded llama (char tokenizer, tied, head width 32), gpt2 (char tokenizer, untied) and qwen2
- * (byte-level BPE fixture tokenizer) models with `rlvr export --format safetensors-hf`'s code, then has Python
- * `transformers` load each folder with `AutoModelForCausalLM` / `AutoTokenizer.from_pretrained` and compare
- * (scripts/check-hf-export.py): token ids of a few prompts, and logits to 1e-4. Give a checkpoint folder as an
- * argument to check that one as well. Skips when the project venv (.venv/bin/python, with torch and transformers
- * from the local wheel index) is absent; not part of `npm test`.
+ * `npm run check:hf-export`: exports seeded llama (char tokenizer, tied, head width 32), gpt2 (char tokenizer, untied
+ * and tied) and qwen2 (byte-level BPE fixture tokenizer) models with `rlvr export --format safetensors-hf`'s code,
+ * then has Python `transformers` load each folder with `AutoModelForCausalLM` / `AutoTokenizer.from_pretrained` and
+ * compare (scripts/check-hf-export.py): token ids of a few prompts, and logits to 1e-4. Give a checkpoint folder as an
+ * argument to check that one as well. Skips when the project venv (.venv/bin/python, with torch and transformers from
+ * the local wheel index) is absent; not part of `npm test`.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -40,7 +40,8 @@ const make = (name: string, cfg: Record<string, unknown>, tokenizer: Tokenizer, 
     new Rng(seed),
   );
   const rng = new Rng(seed + 1);
-  for (const p of model.parameters()) for (let i = 0; i < p.data.length; i++) p.data[i]! += 0.05 * rng.normal(); // biases and norms non-trivial
+  // biases and norms non-trivial
+  for (const p of model.parameters()) for (let i = 0; i < p.data.length; i++) p.data[i]! += 0.05 * rng.normal();
   model.eval();
   cases.push({ name, model, tokenizer });
 };

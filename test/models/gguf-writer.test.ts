@@ -137,7 +137,8 @@ describe("GGUF files read back with @huggingface/gguf", () => {
       }
 
       const infos = new Map(parsed.tensorInfos.map((t) => [t.name, t]));
-      const perLayer = arch === "gpt2" ? 12 : arch === "qwen2" ? 12 : 9; // gpt2: 6 weights + 6 biases; qwen2: llama's 9 + 3 biases
+      // gpt2: 6 weights + 6 biases; qwen2: llama's 9 + 3 biases
+      const perLayer = arch === "gpt2" ? 12 : arch === "qwen2" ? 12 : 9;
       // token_embd, output_norm (+ position_embd and output_norm.bias for gpt2), output when untied
       const top = 2 + (arch === "gpt2" ? 2 : 0) + (c.tieEmbeddings ? 0 : 1);
       expect(parsed.tensorInfos.length).toBe(2 * perLayer + top);

@@ -64,7 +64,8 @@ export function ggufContents(
   if (arch === "qwen2" && headDimOf(c) * c.nHeads !== c.dModel) {
     // llama.cpp's qwen2 loader expects attn_q to be (dModel, dModel); its llama loader takes any head width
     throw new ConfigError(
-      `GGUF export: llama.cpp's qwen2 needs nHeads × headDim = dModel, got ${c.nHeads} × ${headDimOf(c)} ≠ ${c.dModel}`,
+      `GGUF export: llama.cpp's qwen2 needs nHeads × headDim = dModel, ` +
+        `got ${c.nHeads} × ${headDimOf(c)} ≠ ${c.dModel}`,
     );
   }
   const w = plainWeights(model);
