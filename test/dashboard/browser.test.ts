@@ -76,6 +76,7 @@ describe.skipIf(!CHROMIUM && !REQUIRED)("dashboard in chromium", () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
     page.on("pageerror", (err) => pageErrors.push(err.message));
+    page.on("console", (msg) => void (msg.type() === "error" && pageErrors.push(msg.text())));
   }, 60_000);
 
   afterAll(async () => {

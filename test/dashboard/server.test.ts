@@ -105,6 +105,7 @@ describe("dashboard routes", () => {
       expect(res.headers["content-type"], url).toContain(type);
       expect(res.body, url).toContain(text);
     }
+    expect((await dash.app.inject({ method: "GET", url: "/favicon.ico" })).statusCode).toBe(204);
   });
 });
 

@@ -89,6 +89,7 @@ export function buildDashboard(options: DashboardOptions): Dashboard {
     return sendFile(reply, hit[0], hit[1]);
   });
 
+  app.get("/favicon.ico", (_req, reply) => reply.code(204).send());
   app.get("/api/runs", () => ({ dir: options.dir, runs: store.list() }));
   app.get<{ Params: { run: string } }>("/api/runs/:run/config", (req) => ({
     run: req.params.run,
