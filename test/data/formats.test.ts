@@ -209,3 +209,16 @@ describe("goldPattern", () => {
     expect(() => getTask("dataset", { path, goldPattern: "([" })).toThrow(/goldPattern: not a regular expression/);
   });
 });
+
+describe("load cache", () => {
+  it("a second build with the same options reuses the load; a changed file is read again", async () => {
+    const { appendFileSync } = await import("node:fs");
+    const { loadDataset, datasetOptions } = await import("../../src/tasks/dataset/index.js");
+    const path = writeJsonl(join(tmp(), "d.jsonl"), additionRows(20));
+    const o = datasetOptions.parse({ path });
+    const first = loadDataset(o);
+    expect(loadDataset(datasetOptions.parse({ path }))).toBe(first);
+    appendFileSync(path, JSON.stringify({ question: "9+9=", answer: "18" }) + "\n");
+    expect(loadDataset(o).rows).toHaveLength(21);
+  });
+});

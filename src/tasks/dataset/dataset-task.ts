@@ -8,7 +8,7 @@
  * column, their shard's name, a separate `testPath`, or else a hash of the prompt (`testPercent`). Golds that the
  * reward cannot parse are found at load (`badGolds`), never at step 400.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { ConfigError } from "../../util/errors.js";
 import { Rng } from "../../util/rng.js";
 import { splitOf } from "../generate.js";
@@ -43,8 +43,34 @@ export interface LoadedDataset {
   chatTemplate: string | null;
 }
 
-/** Reads, maps, renders and checks a dataset (synchronously; Parquet in a worker). */
+// The recipe loader and the trainer both build the task: the second build reuses the first load while the options
+// and the files (size and modification time of the data, test data and reward modules) are the same.
+const loaded = new Map<string, LoadedDataset>();
+const CACHE_SIZE = 4;
+
+function cacheKey(o: DatasetOptions): string {
+  const specs = [o.reward, ...Object.values(o.rewardBySource ?? {})];
+  const files = [o.path, o.testPath, ...specs.flatMap((sp) => moduleRefs(sp).map((m) => m.module))];
+  const stamp = (p: string | undefined) => {
+    if (p === undefined || !existsSync(p)) return "-";
+    const st = statSync(p);
+    return `${st.size}:${st.mtimeMs}`;
+  };
+  return JSON.stringify([o, files.map(stamp)]);
+}
+
+/** Reads, maps, renders and checks a dataset (synchronously; Parquet in a worker); cached, see above. */
 export function loadDataset(o: DatasetOptions): LoadedDataset {
+  const key = cacheKey(o);
+  const hit = loaded.get(key);
+  if (hit) return hit;
+  const data = readDataset(o);
+  if (loaded.size >= CACHE_SIZE) loaded.delete(loaded.keys().next().value!);
+  loaded.set(key, data);
+  return data;
+}
+
+function readDataset(o: DatasetOptions): LoadedDataset {
   const rows = mapRows(readRows(o.path, o.format), o);
   if (o.testPath) {
     for (const r of rows) r.split = "train";
