@@ -15,11 +15,17 @@ import { writeRun } from "./fixture.js";
 const ROOT = resolve(__dirname, "..", "..");
 const CLI = ["--import", "tsx", join(ROOT, "test/cli/run-cli.ts")];
 const dir = mkdtempSync(join(tmpdir(), "rlvr-dash-cli-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Every child started, killed at the end even when a test timed out before its own cleanup. */
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of children) child.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Starts the CLI and resolves with the child and the first URL matching `pattern` in its output. */
 function launch(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT });
+  children.add(child);
   let out = "";
   child.stderr!.on("data", (d) => (out += String(d)));
   return new Promise((resolveUrl, reject) => {
@@ -84,7 +90,7 @@ seed: 1
 model: { type: new, dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 24 }
 task: { name: addition, options: { maxDigits: 1 }, trainExamples: 20, testExamples: 4 }
 algorithm: { kl: { beta: 0 } }
-train: { steps: 100000, promptsPerStep: 2, groupSize: 2, maxCompletionTokens: 6, lr: 0.003 }
+train: { steps: 3000, promptsPerStep: 2, groupSize: 2, maxCompletionTokens: 6, lr: 0.003 }
 eval: { every: 0, examples: 4 }
 checkpoint: { every: 0, keepBest: false }
 log: { progress: false }
@@ -96,7 +102,8 @@ log: { progress: false }
       const base = url.replace(/\/#.*$/, "");
       let steps = 0;
       for (let i = 0; i < 200 && steps < 2; i++) {
-        const res = await fetch(`${base}/api/runs/watched/metrics`);
+        // A time limit per request: a dashboard that shared the training thread would never answer.
+        const res = await fetch(`${base}/api/runs/watched/metrics`, { signal: AbortSignal.timeout(5000) });
         if (res.ok) steps = ((await res.json()) as { records: unknown[] }).records.length;
         await new Promise((r) => setTimeout(r, 100));
       }
