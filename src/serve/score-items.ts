@@ -92,8 +92,10 @@ async function scoreReward(item: RewardItem, registry: RewardRegistry): Promise<
 }
 
 async function scoreTask(item: TaskItem, registry: TaskRegistry, cache: Map<string, Task>): Promise<ItemResult> {
-  if (!registry.has(item.task)) {
-    return itemError("unknown-task", `unknown task "${item.task}"; known: ${registry.names().join(", ")}`);
+  const served = registry.names().filter((n) => !registry.definition(n).localOnly);
+  if (!served.includes(item.task)) {
+    // A localOnly task (its options name files, modules, models or URLs) is never built from a request.
+    return itemError("unknown-task", `unknown task "${item.task}"; known: ${served.join(", ")}`);
   }
   const key = `${item.task}\u0000${JSON.stringify(item.taskOptions ?? {})}`;
   let task = cache.get(key);

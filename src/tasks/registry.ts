@@ -18,6 +18,11 @@ export interface TaskDefinition<Options = any> {
   options: z.ZodType<Options>;
   /** Builds the task for validated options. */
   create(options: Options): Task<any>;
+  /**
+   * The options name local resources (files to read, modules to import, models or URLs to call), so the task may be
+   * built only from a recipe on this machine, never from a remote request: the reward service refuses it.
+   */
+  localOnly?: boolean;
 }
 
 function isTask(x: TaskDefinition | Task<any>): x is Task<any> {

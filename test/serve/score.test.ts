@@ -159,6 +159,38 @@ describe("per-item errors", () => {
     }
   });
 
+  it("refuses tasks whose options name local files, modules or endpoints (dataset, conductor), reading nothing", async () => {
+    await import("../../src/rollout/conductor/index.js"); // registers "conductor" as the trainer does
+    expect(tasks.definition("dataset").localOnly).toBe(true);
+    expect(tasks.definition("conductor").localOnly).toBe(true);
+    const s = await start({});
+    try {
+      const example = { gold: "1" };
+      const res = await post(s, "/v1/score", {
+        items: [
+          { task: "dataset", taskOptions: { path: "/etc/passwd" }, completion: "x", example },
+          {
+            task: "dataset",
+            taskOptions: { path: "rows.jsonl", reward: { module: "/tmp/evil.mjs" } },
+            completion: "x",
+            example,
+          },
+          { task: "conductor", taskOptions: {}, completion: "x", example },
+          { task: "addition", completion: "\\boxed{1}", example: { gold: 1 } },
+        ],
+      });
+      const r = res.body.results;
+      for (const i of [0, 1, 2]) {
+        expect(r[i].error.code).toBe("unknown-task");
+        expect(r[i].error.message).not.toMatch(/root:|passwd|evil/);
+        expect(r[i].error.message).not.toMatch(/known: .*\b(dataset|conductor)\b/);
+      }
+      expect(r[3].error).toBeUndefined();
+    } finally {
+      await s.close();
+    }
+  });
+
   it("an item past itemTimeoutMs gets a timeout error while the others are scored", async () => {
     const g = gate(); // never opened until the end: the wait reward hangs
     const { registry } = testRegistry(g.promise);

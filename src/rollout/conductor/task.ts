@@ -119,5 +119,6 @@ export function registerConductorTask(): void {
     description: conductorTask.definition.description,
     options: conductorOptions,
     create: (o: ConductorOptions) => createConductor(o),
+    localOnly: true, // its options name checkpoints to load and endpoints to call
   });
 }

@@ -191,4 +191,5 @@ export const datasetTask: TaskDefinition<DatasetOptions> = {
   description: "your own rows: JSONL, verl Parquet or a folder of Parquet shards, with a named or user reward",
   options: datasetOptions as never,
   create: (o) => createDatasetTask(o),
+  localOnly: true, // its options name files to read and reward modules to import
 };
