@@ -40,6 +40,12 @@ export function rewardMetrics(
     return r.lossMask.length - r.lossMask.reduce((a, b) => a + b, 0) - (r.creditMasked ?? 0) - maskedTruncation;
   };
   m["length/toolTokensMean"] = mean(all.map(toolTokens));
+  // Lengths of correct (correctness term 1) and wrong scored completions, over every completion of the step; a
+  // step with none of one kind logs no value for it (not 0).
+  const correct = scored.filter((r) => r.terms[task.correctTerm] === 1);
+  const wrong = scored.filter((r) => r.terms[task.correctTerm] !== 1);
+  if (correct.length) m["length/correctMean"] = mean(correct.map((r) => r.completionIds.length));
+  if (wrong.length) m["length/wrongMean"] = mean(wrong.map((r) => r.completionIds.length));
   m["credit/firstErrorFrac"] = all.length ? all.filter((r) => r.firstErrorEnd !== undefined).length / all.length : 0;
   m["credit/maskedTokensMean"] = mean(all.map((r) => r.creditMasked ?? 0));
   m["prompt/lengthMean"] = mean(groups.map((g) => g.rollouts[0]?.promptIds.length ?? 0));
@@ -76,6 +82,9 @@ export function sampleRecords(groups: readonly RolloutGroup[], _tokenizer: Token
       advantage: round(r.advantage),
       ...(r.rewardInfo?.error ? { error: r.rewardInfo.error } : {}),
       ...(r.episode?.env ? { turns: r.episode.turns, envErrors: r.episode.errors } : {}),
+      ...(r.segments && r.segments.length > 1
+        ? { segments: r.segments.map((s) => ({ kind: s.kind, text: s.text })) }
+        : {}),
       ...(r.rewardInfo?.chain ? { chain: r.rewardInfo.chain } : {}), // the Conductor's executed chain (issue 13)
     })),
   }));

@@ -19,7 +19,7 @@ export const CHARTS = [
   { id: "entropy", title: "Entropy (mean per token)", source: "metrics", keys: fixed(["entropy/mean"]) },
   {
     id: "length",
-    title: "Completion length (tokens; correct and wrong from sampled groups)",
+    title: "Completion length (tokens; correct and wrong)",
     source: "metrics",
     keys: fixed([
       "length/mean",
