@@ -43,7 +43,7 @@ export const workerOptionsSchema = z
       .number()
       .int()
       .min(0)
-      .default(2)
+      .default(5)
       .describe("times a job may lose its worker and be retried before it fails (a job that kills every worker)"),
   })
   .strict()
