@@ -9,6 +9,7 @@
  * can be checked exactly.
  */
 import type { Rng } from "../util/rng.js";
+import { splitOf } from "./generate.js";
 
 /** The kinds of question: a word problem with a product and a sum, a bare expression, or an additive word problem. */
 export const QUESTION_KINDS = ["word", "expr", "word-add"] as const;
@@ -171,12 +172,15 @@ export interface SkillPair {
 
 /**
  * SFT pairs for the worker of `skill`: the prompts it sees when gold plans run (its subtask and the previous step's
- * output), answered by the skill program. The generalist is asked whole questions. Seeded.
+ * output), answered by the skill program. The generalist is asked whole questions. Seeded. Only questions of the
+ * task's train split are used (the split key is the question, as in the task), so no worker has seen a held-out
+ * question or its sub-steps.
  */
 export function skillPairs(skill: SkillName, count: number, rng: Rng, digits = 2): SkillPair[] {
   const out: SkillPair[] = [];
   while (out.length < count) {
     const q = drawQuestion(rng, rng.choice(QUESTION_KINDS), digits);
+    if (splitOf(q.question) !== "train") continue;
     if (skill === "generalist") {
       out.push({ prompt: stepPrompt(q.question, []), completion: SKILLS.generalist(q.question, []) });
       continue;

@@ -10,6 +10,7 @@ import { createConductor } from "../../src/rollout/conductor/index.js";
 import { WorkerPool, programWorker, type Worker } from "../../src/rollout/conductor/pool.js";
 import { conductorTask, isCorrectAnswer, DEFAULT_WORKERS } from "../../src/tasks/conductor.js";
 import { SKILLS, drawQuestion, goldPlan, planText, skillPairs } from "../../src/tasks/conductor-skills.js";
+import { splitOf } from "../../src/tasks/generate.js";
 import { Transformer } from "../../src/models/transformer.js";
 import { parseTransformerConfig } from "../../src/models/config.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
@@ -234,5 +235,16 @@ describe("skill workers' SFT data", () => {
       expect(p.completion).not.toContain("*");
     }
     expect(skillPairs("generalist", 3, new Rng(2)).every((p) => p.prompt.startsWith("Task: "))).toBe(true);
+  });
+
+  it("uses only questions of the train split, so no worker has seen a held-out question", () => {
+    const questions = skillPairs("generalist", 300, new Rng(3)).map(
+      (p) => /^Task: (.*)\nAnswer:$/s.exec(p.prompt)![1]!,
+    );
+    expect(questions.every((q) => splitOf(q) === "train")).toBe(true);
+    // the same draws, unfiltered, do include held-out questions: the filter is what keeps them out
+    const rng = new Rng(3);
+    const drawn = Array.from({ length: 300 }, () => drawQuestion(rng, "word", 2).question);
+    expect(drawn.some((q) => splitOf(q) === "test")).toBe(true);
   });
 });
