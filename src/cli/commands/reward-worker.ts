@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { parseWorkerOptions, redactUrl, startRewardWorker, workerOptionsSchema } from "../../serve/index.js";
+import { addSchemaFlags, flagValues } from "../schema-flags.js";
 
 const FLAGS = [
   ["redis", "--redis <url>"],
@@ -20,13 +21,7 @@ type Flags = Partial<Record<(typeof FLAGS)[number][0], string>>;
 
 /** The flag values as worker options: numbers where the schema wants numbers. */
 export function workerOptionsFromFlags(flags: Flags): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key] of FLAGS) {
-    const v = flags[key];
-    if (v === undefined) continue;
-    out[key] = key === "redis" || key === "queue" ? v : v.trim() === "" ? NaN : Number(v);
-  }
-  return out;
+  return flagValues(flags, FLAGS, new Set(["redis", "queue"]));
 }
 
 /** Registers `reward-worker`. */
@@ -34,11 +29,7 @@ export function register(program: Command): void {
   const cmd = program
     .command("reward-worker")
     .description("score the jobs that `rlvr serve-rewards --redis URL` puts on a Redis queue");
-  for (const [key, flag] of FLAGS) {
-    const field = workerOptionsSchema.shape[key];
-    const def = key === "redis" ? undefined : (field.parse(undefined) as unknown);
-    cmd.option(flag, `${field.description ?? key}${def !== undefined ? ` (default ${JSON.stringify(def)})` : ""}`);
-  }
+  addSchemaFlags(cmd, FLAGS, workerOptionsSchema.shape, new Set(["redis"]));
   cmd.action(async (flags: Flags) => {
     let options;
     try {

@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { parseServeOptions, redactUrl, serveOptionsSchema, startRewardServer, TOKEN_ENV } from "../../serve/index.js";
+import { addSchemaFlags, flagValues } from "../schema-flags.js";
 
 const FLAGS = [
   ["port", "--port <n>"],
@@ -28,12 +29,7 @@ type Flags = Partial<Record<(typeof FLAGS)[number][0], string>>;
 
 /** The flag values as service options: numbers where the schema wants numbers, the token from the environment. */
 export function optionsFromFlags(flags: Flags, env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key] of FLAGS) {
-    const v = flags[key];
-    if (v === undefined) continue;
-    out[key] = TEXT_FLAGS.has(key) ? v : v.trim() === "" ? NaN : Number(v);
-  }
+  const out = flagValues(flags, FLAGS, TEXT_FLAGS);
   if (out.token === undefined && env[TOKEN_ENV]) out.token = env[TOKEN_ENV];
   return out;
 }
@@ -43,11 +39,7 @@ export function register(program: Command): void {
   const cmd = program
     .command("serve-rewards")
     .description("serve the reward registry over HTTP: POST /v1/score, GET /v1/rewards, /healthz, /metrics");
-  for (const [key, flag] of FLAGS) {
-    const field = serveOptionsSchema.shape[key];
-    const def = key === "token" || key === "redis" ? undefined : (field.parse(undefined) as unknown);
-    cmd.option(flag, `${field.description ?? key}${def !== undefined ? ` (default ${JSON.stringify(def)})` : ""}`);
-  }
+  addSchemaFlags(cmd, FLAGS, serveOptionsSchema.shape, new Set(["token", "redis"]));
   cmd.action(async (flags: Flags) => {
     let options;
     try {

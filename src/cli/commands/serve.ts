@@ -10,6 +10,7 @@ import {
   parseModelServerOptions,
   startModelServer,
 } from "../../serve/model-server/index.js";
+import { addSchemaFlags, flagValues } from "../schema-flags.js";
 import { resolveModelDir } from "./eval.js";
 
 const FLAGS = [
@@ -35,12 +36,7 @@ export function modelServerOptionsFromFlags(
   flags: Flags,
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key] of FLAGS) {
-    const v = flags[key];
-    if (v === undefined) continue;
-    out[key] = TEXT_FLAGS.has(key) ? v : v.trim() === "" ? NaN : Number(v);
-  }
+  const out = flagValues(flags, FLAGS, TEXT_FLAGS);
   if (out.apiKey === undefined && env[API_KEY_ENV]) out.apiKey = env[API_KEY_ENV];
   return out;
 }
@@ -51,11 +47,7 @@ export function register(program: Command): void {
     .command("serve")
     .description("serve a checkpoint over an OpenAI-compatible API: /v1/completions, /v1/chat/completions, /v1/models")
     .argument("<checkpoint>", "run folder or checkpoint/model folder");
-  for (const [key, flag] of FLAGS) {
-    const field = modelServerOptionsSchema.shape[key];
-    const def = key === "apiKey" || key === "modelName" ? undefined : (field.parse(undefined) as unknown);
-    cmd.option(flag, `${field.description ?? key}${def !== undefined ? ` (default ${JSON.stringify(def)})` : ""}`);
-  }
+  addSchemaFlags(cmd, FLAGS, modelServerOptionsSchema.shape, new Set(["apiKey", "modelName"]));
   cmd.action(async (path: string, flags: Flags) => {
     let options;
     try {
