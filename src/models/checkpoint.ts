@@ -9,8 +9,11 @@
  *   tokenizer.json       a Hugging Face tokenizer, or rlvr-tokenizer.json for the built-in char tokenizer
  *   extra.safetensors    optional tensors saved by the caller (e.g. optimizer moments)
  *
- * LoRA adapters are merged into the exported weights (W + (alpha/r) B A), so a checkpoint is always a plain model
- * that transformers can open; keep the adapters themselves in `extra` if training must resume with them.
+ *   adapter/             only when the model has LoRA adapters: the adapters alone, in PEFT's layout, naming their
+ *                        base by the hash of its weights (./adapter.ts)
+ *
+ * LoRA adapters are merged into model.safetensors (W + (alpha/r) B A), so a checkpoint is always a plain model that
+ * transformers can open; `loadModelWithAdapter(base, dir/adapter)` rebuilds the unmerged model (to resume training).
  *
  * Every file is written atomically. Loading is strict: a missing tensor, a tensor of the wrong shape, or a tensor
  * the model has no place for is a CheckpointError naming the tensor and the shapes.
@@ -20,6 +23,8 @@ import { totalmem } from "node:os";
 import { join } from "node:path";
 import { CheckpointError, ConfigError, Rng, fmtShape, writeFileAtomic } from "../util/index.js";
 import { LoRALinear, readSafetensors, saveSafetensors, tensor, type RawTensor, type Tensor } from "../engine/index.js";
+import { hfName } from "./adapter-names.js";
+import { loadAdapter, loraLayers, saveAdapter, type LoadAdapterOptions } from "./adapter.js";
 import { fromHfConfig, parameterCount, toHfConfig } from "./config.js";
 import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
@@ -31,11 +36,9 @@ const RLVR_TOKENIZER = "rlvr-tokenizer.json";
 /** Tensors some HF checkpoints carry that are recomputed, not learned. */
 const IGNORED = /\.rotary_emb\.inv_freq$/;
 
-/** Our parameter name → its Hugging Face name: camelCase segments to snake_case, under "model." except the head. */
-export function hfName(name: string): string {
-  const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return snake.startsWith("lm_head.") ? snake : `model.${snake}`;
-}
+export { hfName };
+/** Sub-folder of a checkpoint that holds its LoRA adapters (when the model has any). */
+export const ADAPTER_DIR = "adapter";
 
 /** Writes `model` and `tokenizer` to `dir` (created if needed); `extra` tensors go to extra.safetensors. */
 export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer, extra?: Record<string, Tensor>): void {
@@ -57,6 +60,7 @@ export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer,
     writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(tokenizer.toJSON()));
   else writeFileAtomic(join(dir, RLVR_TOKENIZER), JSON.stringify(tokenizer.toJSON()) + "\n");
   if (extra && Object.keys(extra).length > 0) saveSafetensors(join(dir, "extra.safetensors"), extra);
+  if (loraLayers(model).length > 0) saveAdapter(join(dir, ADAPTER_DIR), model);
 }
 
 /** What `loadModel` returns. */
@@ -108,6 +112,21 @@ export function loadModel(dir: string, opts: LoadModelOptions = {}): LoadedModel
     extra[name] = tensor(t.data, t.shape);
   }
   return { model, tokenizer, extra };
+}
+
+/**
+ * Loads the base checkpoint `baseDir` and puts the LoRA adapters of `adapterDir` on it (./adapter.ts: the base must
+ * be the one the adapters were trained on, by weight hash). The result has the adapters unmerged, ready to train on.
+ */
+export function loadModelWithAdapter(
+  baseDir: string,
+  adapterDir: string,
+  opts: LoadModelOptions & LoadAdapterOptions = {},
+): LoadedModel {
+  const loaded = loadModel(baseDir, opts);
+  loadAdapter(adapterDir, loaded.model, opts);
+  loaded.model.eval();
+  return loaded;
 }
 
 /** Copies checkpoint tensors into the model's parameters, strictly (see the file comment). */

@@ -5,6 +5,7 @@ export { KVCache } from "./kv-cache.js";
 export * from "./tokenizer.js";
 export * from "./hf-tokenizer.js";
 export * from "./checkpoint.js";
+export * from "./adapter.js";
 export * from "./registry.js";
 export * from "./diffusion-lm.js";
 export * from "./diffusion-objective.js";

@@ -27,7 +27,7 @@ import { ConfigError } from "../../util/index.js";
 import { headDimOf, type TransformerConfig } from "../config.js";
 import type { Tokenizer } from "../tokenizer.js";
 import type { Transformer } from "../transformer.js";
-import { GgmlType, writeGguf, type GgufTensor, type GgufValue, encodeGguf } from "./gguf-file.js";
+import { GgmlType, writeGguf, type GgmlTypeId, type GgufTensor, type GgufValue, encodeGguf } from "./gguf-file.js";
 import { ggufTokenizerMetadata } from "./gguf-tokenizer.js";
 import { encodeF16, encodeQ8_0, Q8_0_BLOCK } from "./quantize.js";
 import { concatRows, plainWeights, weightOf, type PlainWeight } from "./weights.js";
@@ -171,14 +171,17 @@ export function permuteRope(w: PlainWeight, heads: number, headDim: number): Pla
   return { data: out, shape: w.shape };
 }
 
-/** The tensor in the requested type: 1-D stays F32; Q8_0 needs rows that are a multiple of 32 wide, else F16. */
+/** The GGML type a tensor of `shape` gets: 1-D stays F32; Q8_0 needs rows that are a multiple of 32 wide, else F16. */
+export function ggufTensorType(shape: readonly number[], type: GgufExportType): GgmlTypeId {
+  if (shape.length < 2 || type === "f32") return GgmlType.F32;
+  if (type === "q8_0" && shape[shape.length - 1]! % Q8_0_BLOCK === 0) return GgmlType.Q8_0;
+  return GgmlType.F16;
+}
+
+/** The tensor in the requested type (`ggufTensorType`). */
 function encodeTensor(name: string, w: PlainWeight, type: GgufExportType): GgufTensor {
   const shape = w.shape;
-  const matrix = shape.length >= 2;
-  const rowWidth = shape[shape.length - 1]!;
-  if (!matrix || type === "f32")
-    return { name, shape, type: GgmlType.F32, data: new Uint8Array(w.data.slice().buffer) };
-  if (type === "q8_0" && rowWidth % Q8_0_BLOCK === 0)
-    return { name, shape, type: GgmlType.Q8_0, data: encodeQ8_0(w.data) };
-  return { name, shape, type: GgmlType.F16, data: encodeF16(w.data) };
+  const t = ggufTensorType(shape, type);
+  if (t === GgmlType.F32) return { name, shape, type: t, data: new Uint8Array(w.data.slice().buffer) };
+  return { name, shape, type: t, data: t === GgmlType.Q8_0 ? encodeQ8_0(w.data) : encodeF16(w.data) };
 }

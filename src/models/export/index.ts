@@ -4,8 +4,10 @@ export {
   encodeModelGguf,
   ggufContents,
   ggufArchitecture,
+  ggufTensorType,
   GGUF_TYPES,
   type GgufExportType,
 } from "./gguf.js";
 export type { GgufExportOptions } from "./gguf.js";
 export { exportHf } from "./hf.js";
+export { roundTripWeights, type RoundTripReport } from "./roundtrip.js";
