@@ -154,6 +154,24 @@ export const EvalSchema = z.strictObject({
   every: z.number().int().nonnegative().default(10).describe("evaluate every N steps (0 = only at start and end)"),
   examples: z.number().int().positive().default(100).describe("held-out questions per evaluation"),
   temperature: z.number().nonnegative().default(0).describe("0 = greedy (n = 1, pass@1 only)"),
+/**
+ * LoRA (Hu et al. 2021): the SFT warm start and RL each train a low-rank adapter on frozen weights. SFT's adapter is
+ * merged into the start model (checkpoints/start); RL trains a fresh one on it, saved in each checkpoint's adapter/.
+ */
+export const LoraSchema = z
+  .strictObject({
+    rank: z.number().int().positive().default(8).describe("r: rank of each adapter"),
+    alpha: z.number().positive().optional().describe("scale numerator: updates are scaled by alpha / r (default r)"),
+    dropout: z.number().min(0).lt(1).default(0).describe("dropout on the adapters' input"),
+    targets: z
+      .array(z.string().min(1))
+      .nonempty()
+      .default(["qProj", "vProj"])
+      .describe("Linear layers that get adapters, by last name (qProj, kProj, vProj, oProj, gateProj, upProj, ...)"),
+  })
+  .nullable()
+  .default(null);
+
   k: z
     .array(z.number().int().positive())
     .nonempty()
@@ -205,6 +223,7 @@ export const TrainConfigSchema = z.strictObject({
   log: LogSchema.prefault({}),
 });
 
+  lora: LoraSchema.describe("train LoRA adapters instead of every weight; null = full fine-tuning"),
 /** A validated recipe with every default filled in. */
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 /** The algorithm section of a recipe. */

@@ -17,7 +17,7 @@ import { getTask } from "../tasks/index.js";
 import type { Example } from "../tasks/types.js";
 import { scoreGroups } from "../rollout/groups.js";
 import type { RolloutGroup } from "../rollout/types.js";
-import { saveModel } from "../models/checkpoint.js";
+import { ADAPTER_DIR, loadModelWithAdapter, saveModel } from "../models/checkpoint.js";
 import { configWarnings, type TrainConfig } from "./config.js";
 import { RunDir } from "./run-dir.js";
 import {
@@ -39,7 +39,7 @@ import { sampleGroupsFor, updateDiffusionPolicy } from "./diffusion-step.js";
 import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
-import { sftWarmStart } from "./warm-start.js";
+import { addRlAdapters, loraOptions, sftWarmStart } from "./warm-start.js";
 
 /** Options of one `train()` call. */
 export interface TrainOptions {
@@ -94,6 +94,10 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const { stepMetrics, ...rest } = ck.state;
     state = rest;
     run.truncateAfter(state.step);
+    if (config.lora) {
+      const rng = loraOptions(config, "rl").rng; // the unmerged RL adapters on their base, the start model
+      policy.model = loadModelWithAdapter(startModelDir(run), join(resumeFrom, ADAPTER_DIR), { rng }).model;
+    }
     const lineLost = stepMetrics && existsSync(run.metricsPath) && !run.metrics().some((r) => r.step === state.step);
     if (lineLost) run.logMetrics({ step: state.step, ...stepMetrics });
   } else {
@@ -105,6 +109,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     state = { step: 0, rng: new Rng(config.seed).state(), beta: alg.kl.beta, best: null, counters };
   }
   const { model, tokenizer } = policy;
+    addRlAdapters(policy.model, config); // with `lora`, RL trains a fresh adapter on the start
   const params = trainableParams(model);
   const optimizer = buildOptimizer(tc, model);
   if (optimizerState) optimizer.loadState(optimizerState as OptimizerState);

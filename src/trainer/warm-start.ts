@@ -1,13 +1,19 @@
 /**
  * SFT warm start (optional, `sft.enabled`): supervised training on the task's gold completions before RL, using
  * the models layer's SFT trainer (src/trainer/sft.ts). The run's RL start model is saved after it.
+ *
+ * With `lora` set (RobotxR1's recipe: SFT then GRPO, both on LoRA adapters), SFT trains an adapter that is merged
+ * into the start model when it ends, and RL puts a fresh adapter on that start (`addRlAdapters`), so the start is
+ * the RL adapter's base and its KL reference, and every checkpoint's adapter/ folder names that base by hash.
  */
 import { Rng } from "../util/index.js";
+import { applyLoRA, mergeLoRA } from "../engine/index.js";
+import type { Transformer } from "../models/transformer.js";
 import type { Example } from "../tasks/types.js";
 import type { TrainConfig } from "./config.js";
 import type { ModelAndTokenizer } from "./model-setup.js";
 
-/** Fine-tunes `policy` in place on (prompt, gold completion) pairs of the train split. */
+/** Fine-tunes `policy` in place on (prompt, gold completion) pairs of the train split (on an adapter with `lora`). */
 export async function sftWarmStart(
   policy: ModelAndTokenizer,
   trainSet: readonly Example[],
@@ -15,10 +21,35 @@ export async function sftWarmStart(
 ): Promise<void> {
   const pairs = trainSet.map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
   const { sft } = await import("./sft.js"); // loaded only when a warm start is configured
+  if (config.lora) applyLoRA(policy.model, loraOptions(config, "sft"));
   await sft(policy.model, policy.tokenizer, pairs, {
     steps: config.sft.steps,
     batchSize: config.sft.batchSize,
     lr: config.sft.lr,
     rng: new Rng(config.seed).split("sft"),
   });
+  if (config.lora) unfreezeAfterMerge(policy.model);
+}
+
+/** Puts RL's fresh LoRA adapters on the start model (when `lora` is set); returns the wrapped paths. */
+export function addRlAdapters(model: Transformer, config: TrainConfig): string[] {
+  return config.lora ? applyLoRA(model, loraOptions(config, "rl")) : [];
+}
+
+/** The `applyLoRA` options of a stage; each stage draws A's init from its own stream of the run seed. */
+export function loraOptions(config: TrainConfig, stage: "sft" | "rl") {
+  const l = config.lora!;
+  return {
+    rank: l.rank,
+    alpha: l.alpha ?? l.rank,
+    dropout: l.dropout,
+    targets: l.targets,
+    rng: new Rng(config.seed).split(`lora-${stage}`),
+  };
+}
+
+/** Merges the SFT adapter into the weights and makes every weight trainable again (as a plain start model is). */
+function unfreezeAfterMerge(model: Transformer): void {
+  mergeLoRA(model);
+  model.unfreeze();
 }
