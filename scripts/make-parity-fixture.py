@@ -14,8 +14,15 @@ tokenizer-cases.json holds strings and the ids the Python tokenizer gives them.
 dtypes.safetensors holds the same values stored as F32, F16 and BF16 (and dtypes.json their float32 values after
 rounding to each dtype), to test reading every dtype we support.
 
-Usage: .venv/bin/python scripts/make-parity-fixture.py
+vision/ (test/fixtures/vision/) holds a tiny vision-language model: transformers' LlamaForCausalLM as the decoder and
+a hand-written PyTorch twin of src/models/vision-encoder.ts (its patch embedding a real stride-P Conv2d, its blocks
+torch's LayerNorm, scaled_dot_product_attention and tanh GELU), its image tokens put in place of the image pads with
+masked_scatter as Qwen2-VL does; expected.safetensors has the images, their bilinear resizes (F.interpolate), the
+logits, the loss and gradients of encoder and decoder weights (scripts/vision_fixture.py).
+
+Usage: .venv/bin/python scripts/make-parity-fixture.py [--only vision]
 """
+import sys
 import copy
 import json
 import os
@@ -173,6 +180,15 @@ def main() -> None:
         "model.layers.1.post_attention_layernorm.weight",
     ])
 
+    from vision_fixture import make_vision_fixture
+
+    make_vision_fixture(os.path.join(ROOT, "..", "vision"), randomize)
+
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--only", "vision"]:
+        from vision_fixture import make_vision_fixture
+
+        make_vision_fixture(os.path.join(ROOT, "..", "vision"), randomize)
+    else:
+        main()

@@ -17,6 +17,7 @@ import { parseTransformerConfig, type TransformerConfig, type TransformerConfigI
 import { getModelSpec } from "./registry.js";
 import { CharTokenizer, type Tokenizer } from "./tokenizer.js";
 import { Transformer, type ForwardOptions } from "./transformer.js";
+import { VISION_KIND, VisionLanguageModel, visionLMFromHfFields } from "./vision-lm.js";
 
 /** `config.json` value of `rlvr_model_kind` for this model. */
 export const DIFFUSION_KIND = "diffusion";
@@ -59,6 +60,7 @@ export function modelKindOf(model: Transformer): ModelKind {
 
 /** Extra `config.json` fields recording the model kind (empty for an autoregressive model, whose file is unchanged). */
 export function modelKindFields(model: Transformer): Record<string, unknown> {
+  if (model instanceof VisionLanguageModel) return model.kindFields();
   if (!isDiffusionLM(model)) return {};
   return { rlvr_model_kind: DIFFUSION_KIND, rlvr_mask_token_id: model.maskId, architectures: ["RlvrDiffusionLM"] };
 }
@@ -67,6 +69,7 @@ export function modelKindFields(model: Transformer): Record<string, unknown> {
 export function modelFromHfFields(hf: Record<string, unknown>, config: TransformerConfig, rng: Rng): Transformer {
   const kind = hf.rlvr_model_kind;
   if (kind === undefined) return new Transformer(config, rng);
+  if (kind === VISION_KIND) return visionLMFromHfFields(hf, config, rng);
   if (kind !== DIFFUSION_KIND)
     throw new ConfigError(`config.json: rlvr_model_kind "${String(kind)}" is not known; expected "${DIFFUSION_KIND}"`);
   const maskId = hf.rlvr_mask_token_id;

@@ -11,6 +11,7 @@
  * because a common shift of q and k positions cancels in q.k.
  */
 import { ShapeError, fmtShape, type Rng } from "../util/index.js";
+import type { RgbImage } from "../util/image.js";
 import {
   Embedding,
   LayerNorm,
@@ -45,6 +46,8 @@ export interface ForwardOptions {
   cache?: KVCache;
   /** Compute logits for the last position only: (B, 1, V) (sampling's prefill; saves the head over long prompts). */
   lastOnly?: boolean;
+  /** Per row, the images whose tokens fill its image placeholders in order (a VisionLanguageModel: ./vision-lm.ts). */
+  images?: readonly (readonly RgbImage[] | null | undefined)[];
 }
 
 /** One pre-norm decoder layer. */
@@ -114,7 +117,7 @@ export class Transformer extends Module {
       throw new ShapeError(`Transformer.forward: cache batch ${cache.batch} != batch ${batch}`);
     const rng = this.training && c.dropout > 0 ? this._rng : null;
 
-    let x = this.embedTokens.forward(ids, [batch, seqLen]); // (B, T, D)
+    let x = this.embedInputs(ids, batch, seqLen, opts); // (B, T, D)
     if (this.embedPositions) {
       const pos = positionIds(mask, batch, seqLen, posOffset);
       for (let i = 0; i < pos.length; i++) {
@@ -132,6 +135,13 @@ export class Transformer extends Module {
     if (opts.lastOnly && seqLen > 1) x = slice(x, 1, seqLen - 1, seqLen); // (B, 1, D)
     x = this.norm.forward(x);
     return this.lmHead ? this.lmHead.forward(x) : matmul(x, this.embedTokens.weight, { transB: true }); // (B, T, V)
+  }
+
+  /** Token embeddings (B, T, D) of the ids; a text decoder cannot take images (a vision-language model overrides). */
+  protected embedInputs(ids: Int32Array, batch: number, seqLen: number, opts: ForwardOptions): Tensor {
+    if (opts.images?.some((row) => row && row.length > 0))
+      throw new ShapeError("Transformer.forward: images given to a text-only model; load a vision-language checkpoint");
+    return this.embedTokens.forward(ids, [batch, seqLen]);
   }
 
   /** An empty cache for `batch` rows of up to `maxLen` positions. */
