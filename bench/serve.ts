@@ -30,19 +30,34 @@ import { Rng } from "../src/util/index.js";
 const SELF = resolve(import.meta.dirname ?? ".", "serve.ts");
 
 const SMOKE = process.env.BENCH_SERVE_SMOKE === "1";
+const env = process.env;
 const SIZE = SMOKE
   ? { math: 600, solver: 8, workers: [1, 2], window: 150, killEveryMs: 3000 }
-  : { math: 50_000, solver: 2_000, workers: [1, 2, 4], window: 10_000, killEveryMs: 4000 };
+  : {
+      math: Number(env.BENCH_SERVE_MATH ?? 50_000),
+      solver: Number(env.BENCH_SERVE_SOLVER ?? 2_000),
+      workers: (env.BENCH_SERVE_WORKERS ?? "1,2,4").split(",").map(Number),
+      window: Math.min(10_000, Math.floor(Number(env.BENCH_SERVE_MATH ?? 50_000) / 5)),
+      killEveryMs: 4000,
+    };
+/** Extra server flags for experiments, e.g. BENCH_SERVE_SERVER_ARGS="--job-items 64"; empty for the reported run. */
+const SERVER_ARGS = (env.BENCH_SERVE_SERVER_ARGS ?? "").split(" ").filter(Boolean);
+/** BENCH_SERVE_NO_FAULTS=1 skips the fault run (for profiling the fault-free path). */
+const FAULTS = env.BENCH_SERVE_NO_FAULTS !== "1";
 const BATCH = SMOKE ? 50 : 256;
 const INFLIGHT = 4;
 
 interface Case {
   item: ScoreItem;
   want: ItemResult;
+  /** `want` as JSON, made once: the client's check then costs one stringify per result, not two. */
+  wantJson: string;
 }
 
 interface RunResult {
   seconds: number;
+  /** CPU seconds spent while the run lasted, per process role (fault-free runs; a killed worker's share is lost). */
+  cpu: Record<string, number>;
   lost: number;
   /** Lost items by reason: an item error code, `wrong` (another result) or `missing`. */
   why: Record<string, number>;
@@ -70,10 +85,8 @@ async function mathCases(n: number): Promise<{ cases: Case[]; perSecond: number 
   const cases: Case[] = [];
   for (const item of items) {
     const it = item as Extract<ScoreItem, { reward: string }>;
-    cases.push({
-      item,
-      want: toScored(await spec.score({ completion: it.completion, gold: it.example.gold }, options)),
-    });
+    const want = toScored(await spec.score({ completion: it.completion, gold: it.example.gold }, options));
+    cases.push({ item, want, wantJson: JSON.stringify(want) });
   }
   return { cases, perSecond: n / ((performance.now() - t0) / 1000) };
 }
@@ -93,12 +106,15 @@ async function solverCases(n: number): Promise<Case[]> {
   return Array.from({ length: n }, (_, i) => ({
     item: { reward: "sirl", completion: `${kinds[i % 3]!}\n\n(item ${i})`, example: { gold: spec.exampleGold } },
     want: wants[i % 3]!,
+    wantJson: JSON.stringify(wants[i % 3]!),
   }));
 }
 
 /** A child running an rlvr command; resolves once a stdout line matches `ready`. */
 function command(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, "--as-cli", ...args], { stdio: "pipe" });
+  // BENCH_SERVE_PROF=DIR writes a V8 CPU profile of every child into DIR (see where the time goes).
+  const prof = env.BENCH_SERVE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${resolve(env.BENCH_SERVE_PROF)}`] : [];
+  const child = spawn(process.execPath, [...prof, "--import", "tsx", SELF, "--as-cli", ...args], { stdio: "pipe" });
   let out = "";
   return new Promise((ok, fail) => {
     const onData = (d: Buffer) => {
@@ -146,6 +162,11 @@ async function startRedis(port: number): Promise<ChildProcess> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exited = (c: ChildProcess) =>
   new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once("exit", () => r())));
+/** User + system CPU seconds of process `pid` so far (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
@@ -158,7 +179,7 @@ async function drive(
   tag: string,
   at?: { done: number; run: () => Promise<void> },
 ): Promise<RunResult> {
-  const out: RunResult = { seconds: 0, lost: 0, why: {}, duplicated: 0, latencies: [], rss: [] };
+  const out: RunResult = { seconds: 0, cpu: {}, lost: 0, why: {}, duplicated: 0, latencies: [], rss: [] };
   let next = 0;
   let done = 0;
   out.rss.push({ done, mb: rssMb(serverPid) });
@@ -183,7 +204,7 @@ async function drive(
       out.duplicated += Math.max(0, results.length - batch.length);
       batch.forEach((c, i) => {
         const got = results[i];
-        if (JSON.stringify(got) === JSON.stringify(c.want)) return;
+        if (JSON.stringify(got) === c.wantJson) return;
         out.lost++;
         const why = got === undefined ? `missing (HTTP ${res.status})` : "error" in got ? got.error.code : "wrong";
         out.why[why] = (out.why[why] ?? 0) + 1;
@@ -217,7 +238,7 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
   const redisUrl = `redis://127.0.0.1:${port}`;
   let redis = await startRedis(port);
   const server = await command(
-    ["serve-rewards", "--port", "0", "--redis", redisUrl, "--concurrency", "16", "--max-items", "512"],
+    ["serve-rewards", "--port", "0", "--redis", redisUrl, "--concurrency", "16", "--max-items", "512", ...SERVER_ARGS],
     /listening on (http:\/\/\S+) /,
   );
   const url = server.match[1]!;
@@ -247,13 +268,30 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
     }
     // With faults, Redis is killed and restarted (empty) once half the maths items are answered.
     const halfway = faults ? { done: math.length / 2, run: restartRedis } : undefined;
+    const roles = (): Record<string, number> => {
+      const client = process.cpuUsage();
+      return {
+        server: cpuSeconds(server.child.pid!),
+        workers: pool.reduce((sum, w) => sum + cpuSeconds(w.pid!), 0),
+        redis: cpuSeconds(redis.pid!),
+        client: (client.user + client.system) / 1e6,
+      };
+    };
+    const before = faults ? null : roles();
     const m = await drive(url, server.child.pid!, math, `${tag}-m`, halfway);
+    if (before) {
+      const after = roles();
+      for (const k of Object.keys(after)) m.cpu[k] = after[k]! - before[k]!;
+    }
     await redisRestart;
     const s = await drive(url, server.child.pid!, solver, `${tag}-s`);
     return { math: m, solver: s };
   } finally {
     if (killer) clearInterval(killer);
-    for (const c of [...pool, server.child, redis]) c.kill("SIGKILL");
+    // SIGTERM lets a profiled child drain and write its profile; otherwise there is nothing to wait for.
+    for (const c of [...pool, server.child]) c.kill(env.BENCH_SERVE_PROF ? "SIGTERM" : "SIGKILL");
+    if (env.BENCH_SERVE_PROF) await Promise.all([...pool, server.child].map(exited));
+    redis.kill("SIGKILL");
     await Promise.all([...pool, server.child, redis].map(exited));
   }
 }
@@ -281,6 +319,9 @@ async function bench(): Promise<void> {
     emit(`${prefix}.w${workers}.p50_ms`, quantile(r.math.latencies, 0.5), `ms per ${BATCH}-item request`);
     emit(`${prefix}.w${workers}.p99_ms`, quantile(r.math.latencies, 0.99), `ms per ${BATCH}-item request`);
     emit(`${prefix}.w${workers}.solver_p99_ms`, quantile(r.solver.latencies, 0.99), `ms per ${BATCH}-item request`);
+    // Where the CPU goes: seconds per 1,000 maths items for each process role (load-independent, unlike items/s).
+    for (const [role, sec] of Object.entries(r.math.cpu))
+      emit(`${prefix}.w${workers}.cpu_ms_per_item.${role}`, (sec * 1000) / SIZE.math, "CPU ms per maths item");
     if (r.math.lost + r.solver.lost > 0)
       console.error(
         `  ${prefix} with ${workers} workers lost: maths ${JSON.stringify(r.math.why)}, solver ${JSON.stringify(r.solver.why)}`,
@@ -303,6 +344,7 @@ async function bench(): Promise<void> {
   emit("serve.math_throughput_ratio", best / inProcess, "service (best worker count) / in process");
   emit("serve.p99_ms", p99, `ms per ${BATCH}-item request (worst worker count)`);
   emit("serve.rss_growth_mb", growth, `MB, last ${SIZE.window} items minus first (worst worker count)`);
+  if (!FAULTS) process.exit(0);
   const f = await serviceRun(2, math, solver, true);
   report("serve.faults", f, 2);
   emit("serve.faults.lost", f.math.lost + f.solver.lost, "items");
