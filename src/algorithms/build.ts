@@ -16,7 +16,8 @@ import type { AdvantageOptions } from "./advantage-options.js";
 import type { LossOptions } from "./loss-options.js";
 import { normalizeThenSum } from "./multi-term.js";
 import { klTerm } from "./pieces.js";
-import { policyLoss, type PolicyLossInput, type PolicyLossResult } from "./policy-loss.js";
+import type { PolicyLossResult } from "./policy-loss.js";
+import { replayAwareLoss, type ReplayLossInput } from "./exgrpo-loss.js";
 import { shapeReward, type ShapeInput, type Shaped } from "./reward-shaping.js";
 import type { AlgorithmConfig } from "./schema.js";
 import { isInformative, resampleDecision, selectGroups, type ResampleDecision } from "./zero-std.js";
@@ -70,8 +71,8 @@ export interface Algorithm {
   nextGeneration(rewards: readonly (readonly (number | null)[])[], want: number, batches: number): ResampleDecision;
   /** The loss options the loop's update uses at this β (KL in the loss only when the plan says so). */
   lossOptions(beta: number): LossOptions;
-  /** The policy loss and d loss / d lp_θ of one micro-batch, with the optimizer batch's normaliser (§3.1). */
-  loss(input: PolicyLossInput, beta: number, normalizer: { sequences: number; tokens: number }): PolicyLossResult;
+  /** The policy loss and d loss / d lp_θ of one micro-batch (replayed rows shaped, §6.8), batch normaliser (§3.1). */
+  loss(input: ReplayLossInput, beta: number, normalizer: { sequences: number; tokens: number }): PolicyLossResult;
   /** The KL the controller reads: token mean at lp_old vs lp_ref of what β multiplies (undefined: no reference). */
   observedKl(completions: readonly CompletionNumbers[]): number | undefined;
   /** β for the next step from this step's β, its observed KL and its number of sequences. */
@@ -148,6 +149,7 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
   const maskOf = (c: CompletionNumbers) => c.mask;
   // The controller reads what β multiplies: k1 when KL is in the reward (§2.4), else the loss's estimator.
   const controllerEstimator = kl.inReward ? "k1" : config.kl.estimator;
+  const shapeOffset = config.replay?.type === "exgrpo" ? config.replay.shapeOffset : undefined;
 
   const k1Rows = (c: CompletionNumbers): number[] =>
     c.mask.map((m, t) => (c.refLogp ? m * (c.klMask?.[t] ?? 1) * klTerm(c.oldLogp[t]!, c.refLogp[t]!, "k1").value : 0));
@@ -185,7 +187,7 @@ export function buildAlgorithm(config: AlgorithmConfig, ctx: AlgorithmContext): 
 
     lossOptions: (beta) => lossOptionsOf(config, ctx.maxCompletionTokens, beta),
     loss: (input, beta, normalizer) =>
-      policyLoss(input, { ...lossOptionsOf(config, ctx.maxCompletionTokens, beta), normalizer }),
+      replayAwareLoss(input, { ...lossOptionsOf(config, ctx.maxCompletionTokens, beta), normalizer }, shapeOffset),
 
     observedKl(completions) {
       if (!kl.reference) return undefined;

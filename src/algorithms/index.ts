@@ -29,6 +29,7 @@ export * from "./zero-std.js";
 export * from "./off-policy.js";
 export * from "./multi-term.js";
 export * from "./replay-buffer.js";
+export * from "./exgrpo-loss.js";
 export * from "./trl-options.js";
 export * from "./masked-estimator.js";
 export * from "./wd1.js";

@@ -4,13 +4,13 @@
  * validates them and `preset:` in a recipe accepts exactly these names. Pieces are named by what they do; only
  * presets are named after papers (STYLE.md).
  *
- * Not here: `exgrpo` (needs the replay buffer and its shaped ratio), `openRs` (a reward-term mix, set in the task),
+ * Not here: `openRs` (a reward-term mix, set in the task),
  * and wd1 and d1, which need a masked-diffusion model and are recipes (recipes/wd1.yaml, recipes/d1.yaml, through
  * `algorithm.diffusion`). The pure pieces live in `off-policy.ts`, `wd1.ts` and `diffusion-loss.ts`.
  */
 import type { Aggregation, ClipOptions, KlEstimator } from "./loss-options.js";
 import { ADVANTAGE_DEFAULTS } from "./advantage-options.js";
-import { ALGORITHM_DEFAULTS, PPO_CLIP_DEFAULTS } from "./schema.js";
+import { ALGORITHM_DEFAULTS, PPO_CLIP_DEFAULTS, ReplaySchema } from "./schema.js";
 
 /** The `algorithm` fields a preset sets, in the recipe's shape. */
 export interface AlgorithmPresetFields {
@@ -24,6 +24,7 @@ export interface AlgorithmPresetFields {
   loss: { aggregation: Aggregation; entropyCoef: number };
   zeroStd?: { policy: "keep" | "drop" | "resample"; maxGenBatches: number };
   overlong?: { enabled: boolean; bufferFrac: number };
+  replay?: ReturnType<typeof exgrpoReplay>;
 }
 
 /** A preset: its algorithm fields, the group size its source uses, and where it comes from. */
@@ -67,6 +68,9 @@ export const klK1InReward = (beta: number, sections: string[] | null = null) => 
 });
 /** No KL and no reference model. */
 export const noKl = { beta: 0, estimator: "k3", placement: "loss" } as const;
+/** ExGRPO's experience replay with the spec's §6 settings (ρ 0.5, start above pass rate 0.35, f(w) = w/(w + 0.1)). */
+export const exgrpoReplay = () =>
+  ReplaySchema.parse({ type: "exgrpo" }) as Extract<ReturnType<typeof ReplaySchema.parse>, { type: "exgrpo" }>;
 /** Aggregation mode with no entropy bonus. */
 export const aggregate = (aggregation: Aggregation) => ({ aggregation, entropyCoef: 0 });
 
@@ -120,6 +124,16 @@ export const PRESETS = {
   rloo: {
     algorithm: { advantage: rlooAdvantage, policy: clipRatio(0.2), kl: noKl, loss: aggregate("tokenMean") },
     source: "RLOO arXiv 2402.14740; verl rloo; TRL RLOOTrainer (β 0 as RLVR practice)",
+  },
+  exgrpo: {
+    algorithm: {
+      advantage: meanOnlyAdvantage,
+      policy: clipRatio(0.2),
+      kl: noKl,
+      loss: aggregate("tokenMean"),
+      replay: exgrpoReplay(),
+    },
+    source: "ExGRPO arXiv 2510.02245 §3.1, §4.1, §4.2, app. E (tokenMean and maxPerQuestion 4 are our choices)",
   },
   sirl: {
     algorithm: {

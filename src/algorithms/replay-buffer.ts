@@ -8,9 +8,14 @@
  * replayed tokens with `exgrpoShape` (off-policy.ts). Choices the paper leaves open, as the spec fixes them:
  * `maxPerQuestion` 4 (newest kept), σ = 1, ties in entropy go to the newest rollout. A stored rollout without
  * behaviour log-probs is rejected (`MissingBehaviorLogprobsError`): there is never a fallback to the current policy,
- * which would make the ratio 1 and silently remove the off-policy correction.
+ * which would make the ratio 1 and silently remove the off-policy correction; a saved state whose rollouts lack them
+ * fails to load (`fromState`), naming the question and rollout.
+ *
+ * The buffer is generic over what a stored rollout carries besides the fields below (the trainer keeps prompt ids,
+ * loss mask and reward, src/trainer/replay.ts); its defaults are the `exgrpo` member of `ReplaySchema` (schema.ts).
  */
 import type { Rng } from "../util/rng.js";
+import { ReplaySchema } from "./schema.js";
 
 /** A stored correct rollout. */
 export interface ReplayRollout {
@@ -40,32 +45,52 @@ export interface ReplayOptions {
   sigma: number;
 }
 
-/** Spec §6 defaults. */
-export const REPLAY_DEFAULTS: ReplayOptions = { ratio: 0.5, startPassRate: 0.35, maxPerQuestion: 4, sigma: 1 };
+/** Spec §6 defaults, read from the recipe schema (`algorithm.replay: {type: exgrpo}`). */
+export const REPLAY_DEFAULTS: ReplayOptions = (() => {
+  const d = ReplaySchema.parse({ type: "exgrpo" }) as ReplayOptions & { type: string };
+  return { ratio: d.ratio, startPassRate: d.startPassRate, maxPerQuestion: d.maxPerQuestion, sigma: d.sigma };
+})();
 
 /** Difficulty bucket of a question by its latest accuracy (§6.3). */
 export function bucketOf(acc: number): "hard" | "medium" | "easy" {
   return acc <= 0.25 ? "hard" : acc <= 0.75 ? "medium" : "easy";
 }
 
-interface Entry {
+interface Entry<R extends ReplayRollout = ReplayRollout> {
   acc: number;
-  rollouts: ReplayRollout[];
+  rollouts: R[];
 }
 
 /** Serializable buffer state, for checkpoints. */
-export interface ReplayState {
+export interface ReplayState<R extends ReplayRollout = ReplayRollout> {
   started: boolean;
-  entries: [string, Entry][];
+  /** The step after which replay started (its pass rate crossed the threshold); absent before the start. */
+  startStep?: number;
+  entries: [string, Entry<R>][];
   retired: string[];
 }
 
+/** Throws unless `r` carries one behaviour log-prob per completion token (§5); `where` prefixes the message. */
+export function checkBehaviorLogprobs(r: ReplayRollout, where = ""): void {
+  const b = r.behaviorLogprobs as number[] | undefined;
+  if (Array.isArray(b) && b.length === r.completionIds?.length && b.every(Number.isFinite)) return;
+  const why = !Array.isArray(b)
+    ? "are missing"
+    : b.length !== r.completionIds?.length
+      ? `have length ${b.length}, tokens ${r.completionIds?.length}`
+      : "are not all finite numbers";
+  throw new MissingBehaviorLogprobsError(
+    `${where}rollout ${r.id} (policy version ${r.policyVersion}): behaviour log-probs (behaviorLogprobs) ${why}`,
+  );
+}
+
 /** The per-question replay buffer. */
-export class ReplayBuffer {
+export class ReplayBuffer<R extends ReplayRollout = ReplayRollout> {
   readonly options: ReplayOptions;
-  private entries = new Map<string, Entry>();
+  private entries = new Map<string, Entry<R>>();
   private retired = new Set<string>();
   private started = false;
+  private startStep: number | undefined;
 
   constructor(options: Partial<ReplayOptions> = {}) {
     this.options = { ...REPLAY_DEFAULTS, ...options };
@@ -75,7 +100,7 @@ export class ReplayBuffer {
    * Records one on-policy group of question `q` (§6.1–6.2): acc = correct/K; correct rollouts are appended (newest
    * `maxPerQuestion` kept); acc = 1 retires the question. Throws if a correct rollout lacks behaviour log-probs.
    */
-  collect(q: string, group: readonly { rollout: ReplayRollout; correct: boolean }[]): void {
+  collect(q: string, group: readonly { rollout: R; correct: boolean }[]): void {
     if (this.retired.has(q) || group.length === 0) return;
     const acc = group.filter((g) => g.correct).length / group.length;
     if (acc === 1) {
@@ -83,17 +108,11 @@ export class ReplayBuffer {
       this.retired.add(q);
       return;
     }
-    const entry = this.entries.get(q) ?? { acc, rollouts: [] };
+    const entry: Entry<R> = this.entries.get(q) ?? { acc, rollouts: [] };
     entry.acc = acc;
     for (const { rollout, correct } of group) {
       if (!correct) continue;
-      if (rollout.behaviorLogprobs?.length !== rollout.completionIds.length) {
-        const b = rollout.behaviorLogprobs;
-        const why = b ? `have length ${b.length}, tokens ${rollout.completionIds.length}` : "are missing";
-        throw new MissingBehaviorLogprobsError(
-          `rollout ${rollout.id} (policy version ${rollout.policyVersion}): behaviour log-probs ${why}`,
-        );
-      }
+      checkBehaviorLogprobs(rollout);
       entry.rollouts.push(rollout);
     }
     entry.rollouts = entry.rollouts.slice(-this.options.maxPerQuestion);
@@ -101,9 +120,19 @@ export class ReplayBuffer {
     else this.entries.delete(q);
   }
 
-  /** After each on-policy step, with its pass rate: replay starts above `startPassRate`, then stays on (§6.10). */
-  observePassRate(passRate: number): void {
-    if (passRate > this.options.startPassRate) this.started = true;
+  /**
+   * After each on-policy step, with its pass rate: replay starts above `startPassRate`, then stays on (§6.10).
+   * `step` (optional) is recorded as the start step.
+   */
+  observePassRate(passRate: number, step?: number): void {
+    if (this.started || !(passRate > this.options.startPassRate)) return;
+    this.started = true;
+    this.startStep = step;
+  }
+
+  /** The step whose pass rate started replay (undefined before the start, or when no step was given). */
+  get startedAfterStep(): number | undefined {
+    return this.startStep;
   }
 
   /** Whether replay has started. */
@@ -121,15 +150,11 @@ export class ReplayBuffer {
    * the stored rollout with the lowest mean token entropy under the current policy (`entropyOf`; ties: newest).
    * Returns [] before the start or when the buffer is empty; the rest of the step is fresh (§6.4–6.6).
    */
-  select(
-    questionsPerStep: number,
-    rng: Rng,
-    entropyOf: (r: ReplayRollout) => number,
-  ): { question: string; rollout: ReplayRollout }[] {
+  select(questionsPerStep: number, rng: Rng, entropyOf: (r: R) => number): { question: string; rollout: R }[] {
     if (!this.started) return [];
     const want = Math.floor(this.options.ratio * questionsPerStep);
     const pool = [...this.entries.entries()].filter(([, e]) => e.rollouts.length > 0);
-    const out: { question: string; rollout: ReplayRollout }[] = [];
+    const out: { question: string; rollout: R }[] = [];
     const s2 = 2 * this.options.sigma * this.options.sigma;
     while (out.length < want && pool.length > 0) {
       const weights = pool.map(([, e]) => Math.exp(-((e.acc - 0.5) ** 2) / s2));
@@ -163,16 +188,29 @@ export class ReplayBuffer {
   }
 
   /** Serializable state (for checkpoints). */
-  state(): ReplayState {
-    const copy = ([q, e]: [string, Entry]): [string, Entry] => [q, { acc: e.acc, rollouts: [...e.rollouts] }];
+  state(): ReplayState<R> {
+    const copy = ([q, e]: [string, Entry<R>]): [string, Entry<R>] => [q, { acc: e.acc, rollouts: [...e.rollouts] }];
     const entries = [...this.entries.entries()].map(copy);
-    return { started: this.started, entries, retired: [...this.retired] };
+    const start = this.startStep === undefined ? {} : { startStep: this.startStep };
+    return { started: this.started, ...start, entries, retired: [...this.retired] };
   }
 
-  /** Restores a buffer from `state()`. */
-  static fromState(state: ReplayState, options: Partial<ReplayOptions> = {}): ReplayBuffer {
-    const b = new ReplayBuffer(options);
+  /**
+   * Restores a buffer from `state()` (e.g. a checkpoint's state.json); a stored rollout without its behaviour
+   * log-probs is a `MissingBehaviorLogprobsError` naming the question and rollout: never a silent ratio of 1.
+   */
+  static fromState<R extends ReplayRollout>(
+    state: ReplayState<R>,
+    options: Partial<ReplayOptions> = {},
+  ): ReplayBuffer<R> {
+    const b = new ReplayBuffer<R>(options);
     b.started = state.started;
+    b.startStep = state.startStep;
+    state.entries.forEach(([q, e], i) =>
+      e.rollouts.forEach((r, j) =>
+        checkBehaviorLogprobs(r, `replay state entries[${i}] (question ${q}) rollouts[${j}]: `),
+      ),
+    );
     b.entries = new Map(state.entries.map(([q, e]) => [q, { acc: e.acc, rollouts: [...e.rollouts] }]));
     b.retired = new Set(state.retired);
     return b;

@@ -161,6 +161,38 @@ export const DiffusionSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("diffuGrpo"), pMaskPrompt, randomMasking }),
 ]);
 
+/** Experience replay (spec §6, ExGRPO arXiv 2510.02245 §4); `none` trains on-policy only. */
+export const ReplaySchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("none") }),
+  z.strictObject({
+    type: z.literal("exgrpo"),
+    ratio: z
+      .number()
+      .min(0)
+      .lt(1)
+      .default(0.5)
+      .describe("ρ: share of a step's questions that replay a stored answer once replay has started (§6.6)"),
+    startPassRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.35)
+      .describe("delayed start: replay begins after a step whose fresh pass rate exceeds this (§6.10)"),
+    maxPerQuestion: z
+      .number()
+      .int()
+      .positive()
+      .default(4)
+      .describe("newest correct rollouts kept per question (§6.1, our choice)"),
+    sigma: z.number().positive().default(1).describe("σ of the Gaussian question weighting around acc 0.5 (§6.4)"),
+    shapeOffset: z
+      .number()
+      .positive()
+      .default(0.1)
+      .describe("c of the replayed tokens' shaped ratio f(w) = w / (w + c) (§6.8; the paper's 0.1)"),
+  }),
+]);
+
 /** Everything that turns rewards into a loss. */
 export const AlgorithmSchema = z.strictObject({
   advantage: AdvantageSchema.prefault({ type: "zScore" }).describe("advantage estimator (§1)"),
@@ -178,6 +210,9 @@ export const AlgorithmSchema = z.strictObject({
   kl: KlSchema.prefault({}),
   loss: LossSchema.prefault({}),
   overlong: OverlongSchema.prefault({}),
+  replay: ReplaySchema.prefault({ type: "none" }).describe(
+    "experience replay: exgrpo stores correct rollouts per question and replays the lowest-entropy one (§6)",
+  ),
   diffusion: DiffusionSchema.prefault({ type: "none" }).describe(
     "masked-diffusion policy loss: wd1 (ratio-free) or diffuGrpo (d1's estimator in the GRPO loss) (§7)",
   ),

@@ -17,6 +17,7 @@ import { Tensor, tensor } from "../engine/index.js";
 import { loadModel, saveModel } from "../models/checkpoint.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
+import type { ReplayState } from "../algorithms/replay-buffer.js";
 
 const MARKER = "COMPLETE";
 /** Hidden names of our own work in progress: `.<name>.<pid>.<kind>` (tmp: being written; old: being replaced). */
@@ -39,6 +40,8 @@ export interface TrainerState {
   best: { score: number; step: number } | null;
   /** Cumulative counters carried across resume (tokens, samples, nulls). */
   counters: Record<string, number>;
+  /** The experience-replay buffer (ExGRPO, `algorithm.replay`), so a resumed run replays the same answers. */
+  replay?: ReplayState;
   /**
    * The metrics of `step`, kept so that a crash between writing this checkpoint and appending its metrics line
    * loses nothing: resume writes the line if metrics.jsonl lacks it.

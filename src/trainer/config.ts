@@ -17,6 +17,7 @@ import {
   NullsSchema,
   OverlongSchema,
   PolicySchema,
+  ReplaySchema,
   ZeroStdSchema,
 } from "../algorithms/schema.js";
 import { PRESETS } from "../algorithms/presets.js";
@@ -91,6 +92,7 @@ export {
   ZeroStdSchema,
   NullsSchema,
   OverlongSchema,
+  ReplaySchema,
   AlgorithmSchema,
 };
 
@@ -252,6 +254,7 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
         'clip "none" is only allowed on-policy (innerIterations = miniBatches = 1); use { type: "ppo" } ' + "(§2.2)",
     });
   }
+  if (a.replay.type !== "none") out.push(...replayProblems(c));
   const clip = a.policy.clip;
   if (clip.type === "ppo" && clip.dualClip !== null && !(clip.dualClip > 1 + clip.epsHigh)) {
     out.push({ path: "algorithm.policy.clip.dualClip", message: `must be > 1 + epsHigh = ${1 + clip.epsHigh} (§2.2)` });
@@ -289,6 +292,29 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
       message:
         '"normalizeThenSum" z-scores each reward term; KL in the reward has no term to join: ' +
         'use kl.placement "loss"',
+    });
+  }
+  return out;
+}
+
+/**
+ * Rules of experience replay (§5, §6): fresh tokens need a clip (§2.2), and a replayed answer needs the behaviour
+ * log-probs its sampler recorded, which a masked-diffusion policy's sampler does not have (they are estimated).
+ */
+function replayProblems(c: TrainConfig): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  if (c.algorithm.policy.clip.type === "none") {
+    out.push({
+      path: "algorithm.policy.clip",
+      message: 'clip "none" with algorithm.replay: replayed batches are off-policy; use { type: "ppo" } (§2.2, §6.8)',
+    });
+  }
+  if (c.algorithm.diffusion.type !== "none") {
+    out.push({
+      path: "algorithm.replay",
+      message:
+        "replayed answers need the behaviour log-probs recorded when they were sampled, and a masked-diffusion " +
+        'sampler records none (§5, §7): use replay { type: "none" } with algorithm.diffusion',
     });
   }
   return out;

@@ -46,6 +46,8 @@ export interface UpdateArgs {
   padId: number;
   /** Partial-KL section masks by rollout. */
   klMasks?: KlMasks;
+  /** Rows that replay a stored answer (ExGRPO, §6.8): shaped ratio against their behaviour log-probs. */
+  replayed?: ReadonlySet<Rollout>;
   warn: (msg: string) => void;
 }
 
@@ -77,7 +79,7 @@ export function policySurrogate(
   p: PackedBatch,
   beta: number,
   normalizer: { sequences: number; tokens: number },
-  opts: { klMasks?: KlMasks; entropy?: number[][] } = {},
+  opts: { klMasks?: KlMasks; entropy?: number[][]; replayed?: ReadonlySet<Rollout> } = {},
 ): { surrogate: Tensor; metrics: Record<string, number> } {
   const micro = p.rollouts;
   const rows = (grid: Float32Array) =>
@@ -93,6 +95,7 @@ export function policySurrogate(
       advantages: micro.map((r) => r.tokenAdvantages ?? r.completionIds.map(() => r.advantage)),
       ...(opts.klMasks ? { klMask: numbers.map((c) => c.klMask ?? c.mask.map(() => 1)) } : {}),
       ...(opts.entropy ? { entropy: opts.entropy } : {}),
+      ...(opts.replayed ? { replayed: micro.map((r) => opts.replayed!.has(r)) } : {}),
     },
     beta,
     normalizer,
@@ -123,7 +126,11 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
         const { logp, logits } = gridLogprobs(model, p, T); // logp: (B, T), logits: (B, T, V)
         const ent = entropyGrid(logits, p.mask, T);
         const entropy = micro.map((r, b) => r.completionIds.map((_, j) => ent[b * p.T + p.starts[b]! + j]!));
-        const extra = { ...(a.klMasks ? { klMasks: a.klMasks } : {}), entropy };
+        const extra = {
+          ...(a.klMasks ? { klMasks: a.klMasks } : {}),
+          ...(a.replayed ? { replayed: a.replayed } : {}),
+          entropy,
+        };
         let { surrogate, metrics } = policySurrogate(algorithm, logp, p, a.beta, norm, extra);
         if (entropyCoef > 0) {
           // −α Σ m·w·H through the full softmax (§2.5): H = −Σ_v p log p of softmax(logits / T)
@@ -137,7 +144,9 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
         acc.add(metrics, p.mask);
         if (iter === 0) {
           for (let k = 0; k < p.mask.length; k++) {
-            if (p.mask[k]) firstPassMaxDiff = Math.max(firstPassMaxDiff, Math.abs(logp.data[k]! - p.oldLogp[k]!));
+            const replayedRow = a.replayed?.has(micro[Math.floor(k / p.T)]!); // lp_old is the behaviour policy's
+            if (p.mask[k] && !replayedRow)
+              firstPassMaxDiff = Math.max(firstPassMaxDiff, Math.abs(logp.data[k]! - p.oldLogp[k]!));
           }
         }
         trainedTokens += micro.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);

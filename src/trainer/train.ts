@@ -40,6 +40,8 @@ import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
 import { addRlAdapters, loraOptions, sftWarmStart } from "./warm-start.js";
+import { LoopReplay, type StoredRollout } from "./replay.js";
+import type { ReplayState } from "../algorithms/index.js";
 
 /** Options of one `train()` call. */
 export interface TrainOptions {
@@ -109,7 +111,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     state = { step: 0, rng: new Rng(config.seed).state(), beta: alg.kl.beta, best: null, counters };
   }
   const { model, tokenizer } = policy;
-    addRlAdapters(policy.model, config); // with `lora`, RL trains a fresh adapter on the start
+  addRlAdapters(policy.model, config); // with `lora`, RL trains a fresh adapter on the start
   const params = trainableParams(model);
   const optimizer = buildOptimizer(tc, model);
   if (optimizerState) optimizer.loadState(optimizerState as OptimizerState);
@@ -121,6 +123,11 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const reference = algorithm.kl.reference
     ? buildModel({ type: "checkpoint", path: referencePath }, config.seed).model
     : null;
+  // ExGRPO experience replay (§6): the buffer, restored with the checkpoint's state on resume.
+  const replay =
+    alg.replay.type === "exgrpo"
+      ? new LoopReplay(alg.replay, task.correctTerm, state.replay as ReplayState<StoredRollout> | undefined)
+      : null;
   const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
   const resumed = resumeFrom !== null;
   emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed });
@@ -155,20 +162,34 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     // samples with, and it shares those weights with the trainer (nothing to recompute or copy).
     const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0, oldLogprobs: 0, weightSync: 0 };
     let decision: ResampleDecision = "train";
+    // Replay questions of this step (ExGRPO, once started): each gets G − 1 fresh rows plus its stored answer.
+    const T = config.sampler.temperature;
+    const replayQs = replay?.select(model, tokenizer.padId, T, tc.promptsPerStep, stepRng.split("replay")) ?? [];
     do {
       const t0 = performance.now();
-      const prompts = nextPrompts(trainSet, tc.promptsPerStep, state.counters, config.seed);
-      const batch = await sampleGroupsFor(model, tokenizer, task, prompts, {
+      const fromReplay = genBatches === 0 ? replayQs.map((q) => examplesById.get(q)!) : [];
+      const prompts = nextPrompts(trainSet, tc.promptsPerStep - fromReplay.length, state.counters, config.seed);
+      const sampling = {
         groupSize: tc.groupSize,
         maxNewTokens,
-        temperature: config.sampler.temperature,
+        temperature: T,
         topK: config.sampler.topK,
         topP: config.sampler.topP,
         ...(task.stop ? { stop: task.stop } : {}),
         rng: stepRng.split(`gen-${genBatches}`),
         policyVersion: step - 1,
         idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
-      });
+      };
+      const batch = await sampleGroupsFor(model, tokenizer, task, prompts, sampling);
+      const mixed = fromReplay.length
+        ? await sampleGroupsFor(model, tokenizer, task, fromReplay, {
+            ...sampling,
+            groupSize: tc.groupSize - 1,
+            rng: stepRng.split("replay-gen"),
+            idPrefix: `${step}.replay`,
+          })
+        : [];
+      batch.push(...mixed);
       time.generate += (performance.now() - t0) / 1000;
       genBatches++;
 
@@ -176,6 +197,8 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const t1 = performance.now();
       await scoreGroups(task, examplesById, batch);
       opts.transformGroups?.(batch, step);
+      replay?.collect(batch, step); // fresh rows: correct ones stored, solved questions retired (§6.1-6.2)
+      replay?.attach(mixed); // then each replay question's stored answer joins its group
       shapeRewards(batch, algorithm);
       if (alg.loss.afterFirstError === "mask") maskAfterFirstError(batch, tokenizer);
       checkNulls(batch, alg.nulls, task);
@@ -202,7 +225,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const rewards = groups.map((g) => g.rollouts.map((r) => r.reward));
       decision = algorithm.nextGeneration(rewards, tc.promptsPerStep, genBatches);
     } while (decision === "generateMore");
-    Object.assign(m, rewardMetrics(groups, task), kept!.metrics, klMasks?.metrics);
+    Object.assign(m, rewardMetrics(replay ? replay.freshOnly(groups) : groups, task), kept!.metrics, klMasks?.metrics);
     if (alg.zeroStd.policy === "resample") {
       m["dynamic/genBatches"] = genBatches;
       m["dynamic/keptGroupsFrac"] = kept!.informativeGroups / Math.max(1, groups.length);
@@ -227,6 +250,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
         rng: stepRng.split("shuffle"),
         padId: tokenizer.padId,
         ...(klMasks ? { klMasks: klMasks.masks } : {}),
+        ...(replay ? { replayed: replay.replayed } : {}),
         warn,
         ...{ reference, genLength: maxNewTokens, seed: config.seed }, // read by the diffusion update only
       });
@@ -247,6 +271,10 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     const genTokens = groups.reduce((s, g) => s + g.rollouts.reduce((t, r) => t + r.completionIds.length, 0), 0);
     m["perf/genTokensPerSec"] = genTokens / Math.max(1e-9, time.generate);
     for (const [k, v] of Object.entries(time)) m[`time/${k}`] = v;
+    if (replay) {
+      Object.assign(m, replay.endStep(step, tc.promptsPerStep)); // delayed start reads this step's fresh pass rate
+      state.replay = replay.state();
+    }
     if (config.log.sampleGroups > 0) {
       run.logSamples({ step, groups: sampleRecords(groups.slice(0, config.log.sampleGroups), tokenizer) });
     }

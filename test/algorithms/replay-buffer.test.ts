@@ -95,4 +95,52 @@ describe("ReplayBuffer", () => {
     expect(c.state()).toEqual(b.state());
     expect(c.isStarted).toBe(true);
   });
+  it("selection by hand: Gaussian weights exp(−(acc − 0.5)²/2) and the lowest mean entropy, ties to the newest", () => {
+    // acc 0.25 and 0.5 with σ = 1: weights 0.969233 and 1, so the medium question comes first with p = 0.507811
+    const b = new ReplayBuffer({ ratio: 1 / 8 });
+    b.collect("quarter", group([true, false, false, false]));
+    b.collect("half", group([true, true, false, false]));
+    b.observePassRate(0.5);
+    const draws = 4000;
+    let half = 0;
+    for (let s = 0; s < draws; s++) if (b.select(8, new Rng(s), () => 0)[0]!.question === "half") half++;
+    expect(Math.abs(half / draws - 1 / (1 + Math.exp(-0.0625 / 2)))).toBeLessThan(0.03); // 0.507811, sd 0.008
+    // stored answers of "half" in order: entropies 0.7, 0.2, 0.2 (newest) → the newest 0.2 wins the tie
+    const c = new ReplayBuffer({ ratio: 1 / 8 });
+    const [a1, a2, a3] = [ro(), ro(), ro()];
+    c.collect("q", [a1, a2].map((rollout) => ({ rollout, correct: true })).concat([{ rollout: ro(), correct: false }]));
+    c.collect("q", [
+      { rollout: a3, correct: true },
+      { rollout: ro(), correct: false },
+    ]);
+    c.observePassRate(0.5);
+    const H = new Map([
+      [a1, 0.7],
+      [a2, 0.2],
+      [a3, 0.2],
+    ]);
+    expect(c.select(8, new Rng(0), (r) => H.get(r)!)[0]!.rollout).toBe(a3);
+    H.set(a3, 0.21);
+    expect(c.select(8, new Rng(0), (r) => H.get(r)!)[0]!.rollout).toBe(a2);
+  });
+  it("records the step that started replay, and keeps it through state()", () => {
+    const b = new ReplayBuffer();
+    b.observePassRate(0.3, 1);
+    b.observePassRate(0.4, 2);
+    b.observePassRate(0.9, 3);
+    expect(b.startedAfterStep).toBe(2);
+    expect(ReplayBuffer.fromState(b.state()).startedAfterStep).toBe(2);
+  });
+  it("a saved state whose stored answer lacks behaviour log-probs fails to load, naming question and rollout", () => {
+    const b = new ReplayBuffer();
+    b.collect("q7", group([true, false]));
+    const state = JSON.parse(JSON.stringify(b.state()));
+    state.entries[0][1].rollouts[0].behaviorLogprobs = [-1, -1];
+    expect(() => ReplayBuffer.fromState(state)).toThrow(MissingBehaviorLogprobsError);
+    expect(() => ReplayBuffer.fromState(state)).toThrow(
+      /question q7\) rollouts\[0\]: rollout r\d+ .*length 2, tokens 3/,
+    );
+    delete state.entries[0][1].rollouts[0].behaviorLogprobs;
+    expect(() => ReplayBuffer.fromState(state)).toThrow(/behaviorLogprobs\) are missing/);
+  });
 });
