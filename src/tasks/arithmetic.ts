@@ -25,7 +25,7 @@ import { defineTask } from "./define-task.js";
 import type { AnswerGold } from "./addition.js";
 import type { WorkingGold } from "../rewards/working-steps.js";
 import type { TaskDefinition } from "./registry.js";
-import type { Task } from "./types.js";
+import type { RewardTerm, Task } from "./types.js";
 
 const NAMES = [
   "Ann",
@@ -73,6 +73,14 @@ export const arithmeticOptions = z
       .default(1)
       .describe(
         "with showWork: the share of problems whose gold shows the working (the rest are just the box), chosen by a hash of the problem",
+      ),
+    cosineMaxLen: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "Open-RS: score with the cosine length-scaled correctness (`cosine-length`, weight 1, progress 1 at this many tokens) instead of plain correctness (kept at weight 0: pass@1 and logs)",
       ),
   })
   .strict()
@@ -188,11 +196,19 @@ function shareHash(key: string): number {
   return (Math.imul(fnv1a(`work:${key}`) ^ 0x2545f491, 0x9e3779b1) >>> 0) / 2 ** 32;
 }
 
+/** Open-RS's correctness: `cosine-length` carries the score; plain correctness stays, at weight 0, for pass@1. */
+function cosineTerms(maxLen: number): RewardTerm[] {
+  const correct = mathCorrectTerm();
+  const cosine = { name: "cosine", reward: "cosine-length", weight: 1, options: { maxLen, math: correct.options } };
+  return [{ ...correct, weight: 0 }, cosine];
+}
+
 /** The built task's description: sizes, and where the working shows. */
 function describe(o: ArithmeticOptions): string {
   const share = o.workShare < 1 ? ` (in ${Math.round(o.workShare * 100)}% of gold completions)` : "";
   const work = o.showWork ? ` after the working${share}` : "";
-  return `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${work}`;
+  const cosine = o.cosineMaxLen === undefined ? "" : `, cosine length-scaled correctness (maxLen ${o.cosineMaxLen})`;
+  return `arithmetic word problems (${o.minSteps}-${o.maxSteps} steps of ${o.ops.join("/")}, numbers <= ${o.maxValue}), answer boxed${work}${cosine}`;
 }
 
 const arithmetic = defineTask<ArithmeticGold, ArithmeticOptions>({
@@ -202,7 +218,11 @@ const arithmetic = defineTask<ArithmeticGold, ArithmeticOptions>({
   options: arithmeticOptions,
   build: (o) => ({
     description: describe(o),
-    terms: [mathCorrectTerm(), formatTerm(FORMAT_WEIGHT, o.showWork), ...(o.showWork ? [workingTerm()] : [])],
+    terms: [
+      ...(o.cosineMaxLen === undefined ? [mathCorrectTerm()] : cosineTerms(o.cosineMaxLen)),
+      formatTerm(FORMAT_WEIGHT, o.showWork),
+      ...(o.showWork ? [workingTerm()] : []),
+    ],
     correctTerm: "correct",
     stop: ANSWER_STOP,
     maxNewTokens: o.showWork ? ANSWER_MAX_TOKENS + 16 : ANSWER_MAX_TOKENS,
