@@ -20,6 +20,11 @@ export const DECODINGS: readonly Decoding[] = [
   { label: "T1", temperature: 1 },
 ];
 
+/** Greedy and T 1 only: for benches whose every sample is costly to score (timed kernels, long programs). */
+export const ENDPOINT_DECODINGS: readonly Decoding[] = DECODINGS.filter(
+  (d) => d.temperature === 0 || d.temperature === 1,
+);
+
 /** pass@1 of one model at each decoding label. */
 export type PassByDecoding = Record<string, number>;
 

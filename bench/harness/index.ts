@@ -1,6 +1,13 @@
 /** The shared harness of rlvr's effect benchmarks (docs/benchmarks.md): controls, baselines, splits, gates. */
 export { shuffleWithinGroups, withinGroupControl } from "./controls.js";
-export { DECODINGS, bestDecoding, gainOverBest, type Decoding, type PassByDecoding } from "./decoding.js";
+export {
+  DECODINGS,
+  ENDPOINT_DECODINGS,
+  bestDecoding,
+  gainOverBest,
+  type Decoding,
+  type PassByDecoding,
+} from "./decoding.js";
 export { benchLine, comparativeGate, summarize, type GateVerdict, type SeedGains } from "./gates.js";
 export { heldOutExamples, heldOutHalf, splitFromEnv } from "./splits.js";
 export { SFT_START_SOURCES, sourceHash } from "./source-hash.js";

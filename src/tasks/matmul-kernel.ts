@@ -10,6 +10,9 @@
  * The kernel must be correct for every shape and for any disjoint placement of its operands: the harness also probes
  * other shapes, structured matrices and a shared buffer (rewards/kernel/probes.ts).
  *
+ * With `prompt: "short"` the prompt is the language and shape alone (`js matmul m=64 n=96 k=128`), for small models
+ * that learn the answer's form from SFT; problems, split and gold are the same.
+ *
  * Shapes are drawn so that one naive call does at least 64·64·128 multiply-adds (about 1 ms on a 2020s core, the
  * spec's timer-resolution floor, §10.2 #5).
  */
@@ -34,14 +37,19 @@ export const matmulKernelOptions = z
       .positive()
       .default(64 * 64 * 128)
       .describe("smallest m·n·k"),
+    prompt: z
+      .enum(["full", "short"])
+      .default("full")
+      .describe('"short": only "js matmul m=.. n=.. k=.." (small models taught the format by SFT)'),
   })
   .strict();
 
 /** Options after defaults. */
 export type MatmulKernelOptions = z.infer<typeof matmulKernelOptions>;
 
-/** The prompt for one shape. */
-export function kernelPrompt(g: KernelGold, language: "js" | "wat" = "js"): string {
+/** The prompt for one shape; `short` is the shape alone, for small models that learn the format from SFT. */
+export function kernelPrompt(g: KernelGold, language: "js" | "wat" = "js", form: "full" | "short" = "full"): string {
+  if (form === "short") return `${language} matmul m=${g.m} n=${g.n} k=${g.k}\n`;
   if (language === "wat") {
     return (
       `Write the fastest correct WebAssembly text module for C = A·B with m=${g.m}, n=${g.n}, k=${g.k} (f32, row-major).\n` +
@@ -84,7 +92,7 @@ const matmulKernel = defineTask<KernelGold, MatmulKernelOptions>({
           if (m * n * k < o.minMacs) continue;
           const gold: KernelGold = { m, n, k, dtype: "float32", baseline: "naive" };
           const goldCompletion = naiveKernelCompletion(o.language);
-          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold, o.language), gold, goldCompletion };
+          return { key: `${m}x${n}x${k}`, prompt: kernelPrompt(gold, o.language, o.prompt), gold, goldCompletion };
         }
       },
     };

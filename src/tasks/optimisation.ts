@@ -5,6 +5,9 @@
  * sandbox's `Model` API (or a CPLEX-LP block). Rewards: `sirl-format` 0.5, `sirl-runs` 1, `sirl-objective` 2 and the
  * stage-2 `sirl-solution-hit` at weight 0 (logged only), after the paper's 0.5 / 1 / 2.
  *
+ * With `prompt: "question"` the prompt is the word problem without the format instructions (for small models that
+ * learn the format from SFT); problems, split and gold are the same.
+ *
  * The ground truth is computed here: the gold program is run (trusted, in an isolate) and its model solved with HiGHS,
  * so the gold completion is checked by construction. This module loads the HiGHS WebAssembly module at import time
  * (top-level await), because `generate` is synchronous.
@@ -32,6 +35,10 @@ export const optimisationOptions = z
       .default([...FAMILIES])
       .describe("problem families to draw from"),
     solutionHitWeight: z.number().min(0).default(0).describe("weight of the stage-2 solution-hit term"),
+    prompt: z
+      .enum(["full", "question"])
+      .default("full")
+      .describe('"question": the word problem without the format instructions (small models learn them by SFT)'),
   })
   .strict();
 
@@ -69,7 +76,7 @@ function draw(rng: import("../util/rng.js").Rng, o: OptimisationOptions): Drawn<
   // split or repeat a problem are never run or solved.
   return {
     key: `${family}:${JSON.stringify(p.data)}`,
-    prompt: `${p.question}\n\n${OPTIMISATION_INSTRUCTIONS}`,
+    prompt: o.prompt === "question" ? `${p.question}\n` : `${p.question}\n\n${OPTIMISATION_INSTRUCTIONS}`,
     get gold() {
       return solveDrawn(p);
     },
