@@ -30,6 +30,7 @@ import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
 import { Transformer } from "./transformer.js";
 import { modelFromHfFields, modelKindFields } from "./diffusion-lm.js";
+import { withVisionTokenizer } from "./vision-lm.js";
 
 /** File name of the built-in tokenizer's description. */
 const RLVR_TOKENIZER = "rlvr-tokenizer.json";
@@ -106,12 +107,12 @@ export function loadModel(dir: string, opts: LoadModelOptions = {}): LoadedModel
   loadWeights(model, readWeights(dir, opts), dir);
   model.eval();
   const extraPath = join(dir, "extra.safetensors");
-  if (!existsSync(extraPath)) return { model, tokenizer };
+  if (!existsSync(extraPath)) return withVisionTokenizer({ model, tokenizer }); // `<image>` → the vision tokens
   const extra: Record<string, Tensor> = {};
   for (const [name, t] of Object.entries(readSafetensors(extraPath, opts).tensors)) {
     extra[name] = tensor(t.data, t.shape);
   }
-  return { model, tokenizer, extra };
+  return withVisionTokenizer({ model, tokenizer, extra });
 }
 
 /**

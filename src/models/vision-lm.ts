@@ -181,3 +181,10 @@ export function visionLMFromHfFields(
 
 /** Image tokens per image of a vision config (re-exported for prompt builders). */
 export { tokensPerImage };
+
+/** A loaded model with its tokenizer wrapped when the model is a vision-language one (`<image>` → vision tokens). */
+export function withVisionTokenizer<T extends { model: Transformer; tokenizer: Tokenizer }>(loaded: T): T {
+  const { model, tokenizer } = loaded;
+  if (!(model instanceof VisionLanguageModel) || tokenizer instanceof VisionTokenizer) return loaded;
+  return { ...loaded, tokenizer: model.tokenizerFor(tokenizer) };
+}

@@ -15,6 +15,7 @@
  * the end of a call); a synchronous environment that never returns cannot be timed out (calls are awaited).
  */
 import type { Rng } from "../util/index.js";
+import type { RgbImage } from "../util/image.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import { DecodeSession } from "../sampling/sample.js";
@@ -32,6 +33,8 @@ export interface EpisodeOptions {
   /** Stop strings of a single-turn task (an environment brings its own). */
   stop?: string[];
   rng: Rng;
+  /** Per prompt, the images of its `<image>` placeholders (a vision-language policy). */
+  images?: readonly (readonly RgbImage[] | null | undefined)[];
 }
 
 /** One finished episode: the completion as segments laid end to end (what a `Rollout` records). */
@@ -82,6 +85,7 @@ export async function runEpisodes(
     temperature: opts.temperature,
     ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
     ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
+    ...(opts.images ? { images: opts.images } : {}),
     rng: opts.rng,
   });
   const rows: Row[] = prompts.map((_, b) => ({

@@ -76,6 +76,7 @@ export async function sampleGroups(
           ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
           ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
           ...(opts.stop ? { stop: opts.stop } : {}),
+          ...(chunk.some((r) => r.example.images) ? { images: chunk.map((r) => r.example.images) } : {}),
           rng: opts.rng,
         },
       )),
@@ -103,6 +104,7 @@ export async function sampleGroups(
         terms: {},
         advantage: 0,
         policyVersion: opts.policyVersion,
+        ...(ex.images ? { images: ex.images } : {}),
       });
     }
     return { id: groupId, exampleId: ex.id, prompt: ex.prompt, rollouts };

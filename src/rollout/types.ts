@@ -8,6 +8,7 @@
  * sampler log-prob 0). `completionIds`, `samplerLogprobs` and `lossMask` are the segments laid end to end, which is
  * what the trainer reads; a single-turn completion is the one-segment case.
  */
+import type { RgbImage } from "../util/image.js";
 
 /** Why a completion ended: a stop string or eos, the token budget, or a failure while producing it. */
 export type FinishReason = "stop" | "length" | "error";
@@ -82,6 +83,8 @@ export interface Rollout {
   refLogprobs?: number[];
   /** Trainer step (policy version) whose weights sampled it. */
   policyVersion: number;
+  /** The prompt's images, in placeholder order (a vision task); JSON names their refs only, not their pixels. */
+  images?: RgbImage[];
 }
 
 /** The G rollouts of one prompt. */

@@ -13,6 +13,7 @@
 import { noGrad, type Tensor } from "../engine/index.js";
 import type { KVCache, Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
+import type { RgbImage } from "../util/image.js";
 import { ConfigError, Rng } from "../util/index.js";
 import { drawToken, type DrawOptions } from "./filter.js";
 import { StopWatcher } from "./stop.js";
@@ -31,6 +32,8 @@ export interface SampleOptions {
   stop?: string[];
   /** Source of randomness; one draw is taken from it per call, so repeated calls give fresh samples. */
   rng: Rng;
+  /** Per prompt, the images of its `<image>` placeholders (a vision-language model: src/models/vision-lm.ts). */
+  images?: readonly (readonly RgbImage[] | null | undefined)[];
 }
 
 /** One generated completion. */
@@ -147,7 +150,12 @@ export class DecodeSession {
     this.len = promptLen;
     this.cache = model.newCache(batch, total);
     this.logits = noGrad(() =>
-      model.forward(ids, batch, promptLen, { cache: this.cache, lastOnly: true, ...this.maskFor(promptLen) }),
+      model.forward(ids, batch, promptLen, {
+        cache: this.cache,
+        lastOnly: true,
+        ...this.maskFor(promptLen),
+        ...(opts.images ? { images: opts.images } : {}), // images enter once, in the prefill
+      }),
     );
   }
 

@@ -13,6 +13,7 @@ import { matmulKernelTask } from "./matmul-kernel.js";
 import { sudokuTask } from "./sudoku.js";
 import { sakeTask } from "./sake.js";
 import { datasetTask } from "./dataset/index.js";
+import { VISION_TASKS } from "./vision/tasks.js";
 
 export * from "./types.js";
 export * from "./registry.js";
@@ -51,3 +52,6 @@ if (!tasks.has(sakeTask.name)) registerTask(sakeTask);
 
 // Your own data ("dataset": JSONL, verl Parquet, Parquet shards; docs/data.md); registered outside BUILTIN_TASKS.
 if (!tasks.has(datasetTask.name)) registerTask(datasetTask);
+
+// Image tasks over generated scenes (docs/vision.md); registered outside BUILTIN_TASKS (their prompts carry images).
+for (const def of VISION_TASKS) if (!tasks.has(def.name)) registerTask(def);

@@ -4,6 +4,7 @@
  * task can be used from another trainer or over HTTP.
  */
 import type { RewardResult } from "../rewards/types.js";
+import type { RgbImage } from "../util/image.js";
 
 /** One generated example. */
 export interface Example<Gold = unknown> {
@@ -15,6 +16,8 @@ export interface Example<Gold = unknown> {
   gold: Gold;
   /** A completion that earns full reward, for SFT warm start and the gold test. */
   goldCompletion: string;
+  /** Images of the prompt's `<image>` placeholders, in order (vision tasks: docs/vision.md). */
+  images?: RgbImage[];
 }
 
 /** A reward term of a task: a registered reward, its weight and options. */

@@ -71,7 +71,8 @@ export function gridLogprobs(
   p: PackedBatch,
   temperature: number,
 ): { logp: Tensor; logits: Tensor } {
-  const logits = model.forward(p.ids, p.B, p.T, { mask: p.attn }); // logits: (B, T, V)
+  const images = p.rollouts.some((r) => r.images) ? { images: p.rollouts.map((r) => r.images) } : {};
+  const logits = model.forward(p.ids, p.B, p.T, { mask: p.attn, ...images }); // logits: (B, T, V)
   const logp = tokenLogprobs(logits, p.targets, temperature); // logp: (B, T)
   return { logp, logits };
 }

@@ -2,13 +2,15 @@
  * Building the policy (and, when β > 0, the frozen reference) from the recipe's `model` section, and the
  * optimizer and learning-rate schedule from `train`.
  */
-import { Rng } from "../util/index.js";
+import { ConfigError, Rng } from "../util/index.js";
 import { adamw, sgd, Optimizer, constantLr, linearWarmup, cosineLr, type Tensor } from "../engine/index.js";
 import { Transformer } from "../models/transformer.js";
 import { parseTransformerConfig } from "../models/config.js";
 import { CharTokenizer, type Tokenizer } from "../models/tokenizer.js";
 import { loadModel } from "../models/checkpoint.js";
 import { DiffusionLM, type ModelKind } from "../models/diffusion-lm.js";
+import { VisionLanguageModel } from "../models/vision-lm.js";
+import { parseVisionConfig } from "../models/vision-config.js";
 import type { TrainConfig } from "./config.js";
 
 /** A model and its tokenizer. */
@@ -30,7 +32,7 @@ export function buildModel(
   const tokenizer = new CharTokenizer();
   const config = parseTransformerConfig({
     arch: cfg.arch,
-    vocabSize: tokenizer.vocabSize + (kind === "diffusion" ? 1 : 0),
+    vocabSize: tokenizer.vocabSize + (kind === "diffusion" ? 1 : 0) + (cfg.vision ? 3 : 0), // + mask / vision ids
     dModel: cfg.dModel,
     nLayers: cfg.nLayers,
     nHeads: cfg.nHeads,
@@ -39,6 +41,11 @@ export function buildModel(
     maxSeqLen: cfg.maxSeqLen,
   });
   const rng = new Rng(seed).split("init");
+  if (cfg.vision) {
+    if (kind === "diffusion") throw new ConfigError("model.vision: a vision encoder needs an autoregressive policy");
+    const model = new VisionLanguageModel(config, parseVisionConfig(cfg.vision, "model.vision"), rng);
+    return { model, tokenizer: model.tokenizerFor(tokenizer) };
+  }
   return { model: kind === "diffusion" ? new DiffusionLM(config, rng) : new Transformer(config, rng), tokenizer };
 }
 

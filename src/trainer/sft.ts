@@ -7,6 +7,7 @@
  * a batch. The loss is the mean over completion tokens of the batch (eos included, so the model learns to stop).
  */
 import { ConfigError, type Rng } from "../util/index.js";
+import type { RgbImage } from "../util/image.js";
 import {
   Optimizer,
   adamw,
@@ -27,6 +28,8 @@ import { diffusionSftLoss } from "./diffusion-step.js";
 export interface SftExample {
   prompt: string;
   completion: string;
+  /** Images of the prompt's `<image>` placeholders (a vision-language policy). */
+  images?: RgbImage[];
 }
 
 /** Options of `trainSft`. */
@@ -77,6 +80,8 @@ export interface SftBatch {
   seqLen: number;
   /** Number of targets that are not ignored. */
   tokens: number;
+  /** Per row, the images of its placeholders (absent for text). */
+  images?: (RgbImage[] | undefined)[];
 }
 
 /** An example as token ids: the full sequence and where the completion starts. */
@@ -84,6 +89,7 @@ export interface EncodedExample {
   ids: number[];
   /** Index in `ids` of the first completion token. */
   completionStart: number;
+  images?: RgbImage[];
 }
 
 const IGNORE = -100;
@@ -91,7 +97,8 @@ const IGNORE = -100;
 /** Tokenizes one example as [bos] + prompt + completion + eos. */
 export function encodeExample(tokenizer: Tokenizer, ex: SftExample): EncodedExample {
   const head = [...(tokenizer.bosId !== null ? [tokenizer.bosId] : []), ...tokenizer.encode(ex.prompt)];
-  return { ids: [...head, ...tokenizer.encode(ex.completion), tokenizer.eosId], completionStart: head.length };
+  const ids = [...head, ...tokenizer.encode(ex.completion), tokenizer.eosId];
+  return { ids, completionStart: head.length, ...(ex.images ? { images: ex.images } : {}) };
 }
 
 /** Packs encoded examples into one right-padded batch with loss only on completion tokens. */
@@ -110,12 +117,13 @@ export function makeSftBatch(examples: readonly EncodedExample[], padId: number)
       }
     }
   });
-  return { ids, targets, batch, seqLen, tokens };
+  const images = examples.some((e) => e.images) ? { images: examples.map((e) => e.images) } : {};
+  return { ids, targets, batch, seqLen, tokens, ...images };
 }
 
 /** Mean completion-token cross-entropy of `model` on a batch (with the graph, for backward). */
 export function sftLoss(model: Transformer, b: SftBatch): Tensor {
-  const logits = model.forward(b.ids, b.batch, b.seqLen); // (B, T, V)
+  const logits = model.forward(b.ids, b.batch, b.seqLen, b.images ? { images: b.images } : {}); // (B, T, V)
   return crossEntropy(reshape(logits, [b.batch * b.seqLen, model.config.vocabSize]), b.targets, {
     ignoreIndex: IGNORE,
   });

@@ -19,7 +19,11 @@ export async function sftWarmStart(
   trainSet: readonly Example[],
   config: TrainConfig,
 ): Promise<void> {
-  const pairs = trainSet.map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
+  const pairs = trainSet.map((e) => ({
+    prompt: e.prompt,
+    completion: e.goldCompletion,
+    ...(e.images ? { images: e.images } : {}),
+  }));
   const { sft } = await import("./sft.js"); // loaded only when a warm start is configured
   if (config.lora) applyLoRA(policy.model, loraOptions(config, "sft"));
   await sft(policy.model, policy.tokenizer, pairs, {

@@ -1,7 +1,11 @@
 /** `rlvr sample <checkpoint>`: prints completions for a prompt, or for a task's held-out prompts with their rewards. */
 import type { Command } from "commander";
 import { withErrors } from "./train.js";
-import { Rng } from "../../util/index.js";
+import { ConfigError, Rng } from "../../util/index.js";
+import { readImage, type RgbImage } from "../../util/image.js";
+import type { Transformer } from "../../models/transformer.js";
+import { IMAGE_MARKER, VisionLanguageModel, countImageMarkers } from "../../models/vision-lm.js";
+import type { Example } from "../../tasks/types.js";
 import { noGrad } from "../../engine/index.js";
 import { loadModel } from "../../models/checkpoint.js";
 import { sample } from "../../sampling/sample.js";
@@ -16,6 +20,12 @@ export function register(program: Command): void {
     .description("sample completions from a checkpoint for --prompt, or for a task's held-out prompts (with rewards)")
     .argument("<path>", "run folder or checkpoint/model folder")
     .option("--prompt <text>", "prompt text")
+    .option(
+      "--image <file>",
+      "a PNG or JPEG for --prompt, at its next <image> (prepended when the prompt has too few); repeatable; a vision-language checkpoint",
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option("--task <name>", "sample for this task's held-out prompts and score them")
     .option("--count <n>", "task prompts", (v) => Number(v), 4)
     .option("-n <n>", "completions per prompt", (v) => Number(v), 1)
@@ -33,6 +43,7 @@ export function register(program: Command): void {
           path: string,
           o: {
             prompt?: string;
+            image: string[];
             task?: string;
             count: number;
             n: number;
@@ -48,10 +59,13 @@ export function register(program: Command): void {
           const optionsOf = (name: string) => (config && name === config.task.name ? config.task.options : {});
           const task = taskName ? getTask(taskName, optionsOf(taskName)) : null;
           const stop = task?.stop ?? (config ? getTask(config.task.name, config.task.options).stop : undefined);
-          const examples = task
+          const examples: Example[] = task
             ? task.generate("test", o.count, config?.task.seed ?? 0)
-            : [{ id: "prompt", prompt: o.prompt ?? "", gold: null, goldCompletion: "" }];
+            : [{ id: "prompt", gold: null, goldCompletion: "", ...promptWithImages(o.prompt ?? "", o.image, model) }];
           const rows = examples.flatMap((e) => Array.from({ length: o.n }, () => promptIds(tokenizer, e.prompt)));
+          const images = examples.some((e) => e.images)
+            ? { images: examples.flatMap((e) => Array.from({ length: o.n }, () => e.images)) }
+            : {};
           const room = model.config.maxSeqLen - Math.max(...rows.map((r) => r.length));
           const maxNewTokens = Math.min(
             o.maxNewTokens ?? config?.train.maxCompletionTokens ?? task?.maxNewTokens ?? 64,
@@ -62,6 +76,7 @@ export function register(program: Command): void {
               maxNewTokens,
               temperature: o.temperature,
               ...(stop ? { stop } : {}),
+              ...images,
               rng: new Rng(o.seed),
             }),
           );
@@ -83,4 +98,19 @@ export function register(program: Command): void {
         },
       ),
     );
+}
+
+/** The --prompt text and its --image files: one `<image>` per file (prepended where the text has too few). */
+function promptWithImages(
+  prompt: string,
+  files: string[],
+  model: Transformer,
+): { prompt: string; images?: RgbImage[] } {
+  if (files.length === 0) return { prompt };
+  if (!(model instanceof VisionLanguageModel))
+    throw new ConfigError("--image: this checkpoint is a text-only model; sample images with a vision-language one");
+  const missing = files.length - countImageMarkers(prompt);
+  if (missing < 0)
+    throw new ConfigError(`--prompt has ${countImageMarkers(prompt)} ${IMAGE_MARKER} but only ${files.length} --image`);
+  return { prompt: `${IMAGE_MARKER}\n`.repeat(missing) + prompt, images: files.map(readImage) };
 }
