@@ -21,6 +21,7 @@ import {
   ZeroStdSchema,
 } from "../algorithms/schema.js";
 import { PRESETS } from "../algorithms/presets.js";
+import { VisionConfigSchema } from "../models/vision-config.js";
 import { lossOptionsOf } from "../algorithms/build.js";
 import { lossOptionWarnings } from "../algorithms/loss-options.js";
 
@@ -45,6 +46,7 @@ export const ModelSchema = z.discriminatedUnion("type", [
     dFf: z.number().int().positive().optional().describe("MLP width; default 4·dModel"),
     maxSeqLen: z.number().int().positive().default(128).describe("longest prompt + completion"),
     tokenizer: z.literal("char").default("char").describe("the built-in character tokenizer"),
+    vision: VisionConfigSchema.optional().describe("a vision encoder (vision-language policy; docs/vision.md)"),
   }),
 ]);
 
