@@ -26,18 +26,20 @@ import { main } from "../src/cli/index.js";
 import { rewards } from "../src/rewards/index.js";
 import { probeRedis, toScored, type ItemResult, type ScoreItem } from "../src/serve/index.js";
 import { Rng } from "../src/util/index.js";
+import { rssFloors } from "./harness/memory.js";
 
 const SELF = resolve(import.meta.dirname ?? ".", "serve.ts");
 
 const SMOKE = process.env.BENCH_SERVE_SMOKE === "1";
 const env = process.env;
 const SIZE = SMOKE
-  ? { math: 600, solver: 8, workers: [1, 2], window: 150, killEveryMs: 3000 }
+  ? { math: 600, solver: 8, workers: [1, 2], window: 150, killEveryMs: 3000, soak: 2400 }
   : {
       math: Number(env.BENCH_SERVE_MATH ?? 50_000),
       solver: Number(env.BENCH_SERVE_SOLVER ?? 2_000),
       workers: (env.BENCH_SERVE_WORKERS ?? "1,2,4").split(",").map(Number),
       window: Math.min(10_000, Math.floor(Number(env.BENCH_SERVE_MATH ?? 50_000) / 5)),
+      soak: Number(env.BENCH_SERVE_SOAK ?? 200_000),
       killEveryMs: 4000,
     };
 /** Extra server flags for experiments, e.g. BENCH_SERVE_SERVER_ARGS="--job-items 64"; empty for the reported run. */
@@ -114,7 +116,10 @@ async function solverCases(n: number): Promise<Case[]> {
 function command(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   // BENCH_SERVE_PROF=DIR writes a V8 CPU profile of every child into DIR (see where the time goes).
   const prof = env.BENCH_SERVE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${resolve(env.BENCH_SERVE_PROF)}`] : [];
-  const child = spawn(process.execPath, [...prof, "--import", "tsx", SELF, "--as-cli", ...args], { stdio: "pipe" });
+  // BENCH_SERVE_NODE_ARGS: extra node/V8 flags for the children (experiments, e.g. heap sizing).
+  const nodeArgs = (env.BENCH_SERVE_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const argv = [...prof, ...nodeArgs, "--import", "tsx", SELF, "--as-cli", ...args];
+  const child = spawn(process.execPath, argv, { stdio: "pipe" });
   let out = "";
   return new Promise((ok, fail) => {
     const onData = (d: Buffer) => {
@@ -334,6 +339,11 @@ async function bench(): Promise<void> {
   for (const w of SIZE.workers) {
     const r = await serviceRun(w, math, solver, false);
     report("serve", r, w);
+    if (env.BENCH_SERVE_RSS_TRACE === "1") {
+      const step = Math.max(1, Math.floor(r.math.rss.length / 20));
+      const trace = r.math.rss.filter((_, i) => i % step === 0).map((s) => `${s.done}:${s.mb.toFixed(0)}`);
+      console.log(`  server RSS (items:MB) with ${w} workers: ${trace.join(" ")}`);
+    }
     lost += r.math.lost + r.solver.lost;
     duplicated += r.math.duplicated + r.solver.duplicated;
     p99 = Math.max(p99, quantile(r.math.latencies, 0.99));
@@ -344,6 +354,18 @@ async function bench(): Promise<void> {
   emit("serve.math_throughput_ratio", best / inProcess, "service (best worker count) / in process");
   emit("serve.p99_ms", p99, `ms per ${BATCH}-item request (worst worker count)`);
   emit("serve.rss_growth_mb", growth, `MB, last ${SIZE.window} items minus first (worst worker count)`);
+  // Soak: the maths items again and again (new request ids each pass) through 2 workers, watching the RSS floor.
+  const passes = Math.max(1, Math.round(SIZE.soak / SIZE.math));
+  const soakCases = Array.from({ length: passes }, () => math).flat();
+  const soak = await serviceRun(2, soakCases, solver.slice(0, 3), false);
+  const floors = rssFloors(soak.math.rss, soakCases.length);
+  const step = Math.max(1, Math.floor(soak.math.rss.length / 24));
+  const trace = soak.math.rss.filter((_, i) => i % step === 0).map((x) => `${x.done}:${x.mb.toFixed(0)}`);
+  console.log(`  soak: server RSS (items:MB) over ${soakCases.length} items: ${trace.join(" ")}`);
+  console.log(`  soak: RSS floor per quarter (MB): ${floors.map((f) => f.toFixed(1)).join(", ")}`);
+  emit("serve.soak.items", soakCases.length, "maths items through 2 workers");
+  emit("serve.soak.lost", soak.math.lost + soak.math.duplicated, "items lost or duplicated");
+  emit("serve.soak.rss_floor_growth_mb", floors[3]! - floors[1]!, "MB, RSS floor of the last quarter minus the second");
   if (!FAULTS) process.exit(0);
   const f = await serviceRun(2, math, solver, true);
   report("serve.faults", f, 2);

@@ -184,3 +184,15 @@ describe("splits and seeds", () => {
     expect(sourceHash(dir, ["."])).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe("rssFloors", () => {
+  it("takes each quarter's lowest sample, so a sawtooth without a leak has flat floors", async () => {
+    const { rssFloors } = await import("../../bench/harness/memory.js");
+    // Garbage piles up 1 MB per 1,000 items and a major GC every 10,000 items drops it back to 100 MB.
+    const saw = Array.from({ length: 41 }, (_, i) => ({ done: i * 1000, mb: 100 + (i % 10) }));
+    expect(rssFloors(saw, 40_000)).toEqual([100, 100, 100, 100]);
+    // A leak of 1 MB per 10,000 items under the same sawtooth: the floors rise by it.
+    const leak = saw.map((s) => ({ ...s, mb: s.mb + s.done / 10_000 }));
+    expect(rssFloors(leak, 40_000)).toEqual([100, 101, 102, 103]);
+  });
+});
