@@ -5,7 +5,10 @@
  * scored by driving a simulated lap (src/rewards/car).
  *
  * Splits: train prompts are on the circle track and test prompts on the F track (as in the paper: train on a circle,
- * evaluate on another track), so no prompt is shared. Each split has (4 + #speeds) behaviours × ≥ 20 paraphrases
+ * evaluate on another track), so no prompt is shared. With `heldOutParaphrases: n`, the last n paraphrases of each
+ * behaviour are asked only in the test split (RobotxR1 evaluates on held-out paraphrases). `prompt: "brief"` drops
+ * the parameter table from the prompt (about 1,100 → 200 characters) and shortens the gold reasoning to the
+ * behaviour's name (gold answers of about 150 instead of 260 characters), for character-level models on CPU. Each split has (4 + #speeds) behaviours × ≥ 20 paraphrases
  * distinct prompts; a request for more cycles through them again in a new shuffled order (ids stay unique).
  * Gold completions carry the dictionaries tuned by scripts/tune-car.ts (mpc-car-gold.ts).
  */
@@ -46,6 +49,19 @@ export const mpcCarOptions = z
       .enum(["reject", "clamp"])
       .default("reject")
       .describe("out-of-range parameter values: reject or clamp"),
+    heldOutParaphrases: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(0)
+      .describe("the last n paraphrases of each behaviour appear in the test split only (0: both splits use all)"),
+    prompt: z
+      .enum(["full", "brief"])
+      .default("full")
+      .describe(
+        "full: the prompt lists every parameter with its range; brief: track and instruction only, short gold reasoning",
+      ),
   })
   .strict()
   .refine((o) => o.trainTrack !== o.testTrack, {
@@ -75,6 +91,15 @@ const PARAM_TEXT: Record<string, string> = {
   track_safety_margin: "distance kept from the walls (m)",
 };
 
+/** The reasoning of `prompt: "brief"` gold completions: the behaviour in a few words. */
+const BRIEF_REASONING: Record<DrivingCase["kind"], string> = {
+  centerline: "centre line",
+  racingLine: "racing line",
+  reverse: "reverse",
+  refVelocity: "fixed speed",
+  smooth: "smooth",
+};
+
 const REASONING: Record<DrivingCase["kind"], string> = {
   centerline:
     "To drive on the centre, stop pulling towards the racing line (small qn) and narrow the corridor with a large safety margin.",
@@ -86,7 +111,13 @@ const REASONING: Record<DrivingCase["kind"], string> = {
     "To drive smoothly, lower the lateral and longitudinal acceleration limits and the top speed, and penalise acceleration.",
 };
 
-function promptFor(track: TrackName, instruction: string): string {
+function promptFor(track: TrackName, instruction: string, style: "full" | "brief" = "full"): string {
+  if (style === "brief") {
+    return (
+      `Tune the MPC of a racing car on ${TRACK_TEXT[track]}.\nInstruction: ${instruction}\n` +
+      `Answer <reasoning>...</reasoning><answer>new_mpc_params = {...}</answer>.`
+    );
+  }
   const params = PARAM_NAMES.map(
     (n) => `- ${n}: ${PARAM_TEXT[n]}; default ${DEFAULT_PARAMS[n]}, range [${PARAM_RANGES[n].join(", ")}]`,
   ).join("\n");
@@ -114,13 +145,16 @@ interface Item {
   instruction: string;
 }
 
-function itemsFor(speeds: readonly number[]): Item[] {
+/** The split's items: with `heldOut` n > 0, train keeps all but the last n paraphrases of each kind, test only those. */
+function itemsFor(speeds: readonly number[], heldOut: number, split: "train" | "test"): Item[] {
+  const pick = (ps: readonly string[]) =>
+    heldOut === 0 ? ps : split === "train" ? ps.slice(0, -heldOut) : ps.slice(-heldOut);
   const items: Item[] = [];
   for (const kind of ["centerline", "racingLine", "reverse", "smooth"] as const) {
-    for (const p of CAR_PARAPHRASES[kind]) items.push({ c: { kind }, caseText: kind, instruction: p });
+    for (const p of pick(CAR_PARAPHRASES[kind])) items.push({ c: { kind }, caseText: kind, instruction: p });
   }
   for (const v of speeds) {
-    for (const p of CAR_PARAPHRASES.refVelocity) {
+    for (const p of pick(CAR_PARAPHRASES.refVelocity)) {
       items.push({
         c: { kind: "refVelocity", vRef: v },
         caseText: `refVelocity(${v})`,
@@ -148,7 +182,10 @@ function buildMpcCar(o: MpcCarOptions): TaskParts<CarGold> {
     { name: "names", reward: "mpc-car-names", weight: 1, options: rewardOptions },
     { name: "improved", reward: "mpc-car-improved", weight: 0, options: rewardOptions },
   ];
-  const items = itemsFor(o.speeds);
+  const items = {
+    train: itemsFor(o.speeds, o.heldOutParaphrases, "train"),
+    test: itemsFor(o.speeds, o.heldOutParaphrases, "test"),
+  };
   return {
     description: "tune a racing car's MPC parameters to an instructed driving behaviour; scored by a simulated lap",
     terms,
@@ -165,7 +202,7 @@ function buildMpcCar(o: MpcCarOptions): TaskParts<CarGold> {
       const out: Example<CarGold>[] = [];
       let order: Item[] = [];
       for (let i = 0; i < count; i++) {
-        if (order.length === 0) order = rng.shuffle(items.slice());
+        if (order.length === 0) order = rng.shuffle(items[split].slice());
         const it = order.pop()!;
         const tuned = it.c.kind === "refVelocity" ? undefined : CAR_GOLD[track][it.c.kind];
         const gold: CarGold = { case: it.caseText, track };
@@ -173,9 +210,12 @@ function buildMpcCar(o: MpcCarOptions): TaskParts<CarGold> {
           Object.assign(gold, { baselineRmse: tuned.baseline, simVersion: SIM_VERSION });
         out.push({
           id: `mpc-car/${split}/${i}`,
-          prompt: promptFor(track, it.instruction),
+          prompt: promptFor(track, it.instruction, o.prompt),
           gold,
-          goldCompletion: carCompletion(REASONING[it.c.kind], goldParams(it.c, track)),
+          goldCompletion: carCompletion(
+            (o.prompt === "brief" ? BRIEF_REASONING : REASONING)[it.c.kind],
+            goldParams(it.c, track),
+          ),
         });
       }
       return out;
