@@ -14,6 +14,8 @@ import { sudokuTask } from "./sudoku.js";
 import { sakeTask } from "./sake.js";
 import { datasetTask } from "./dataset/index.js";
 import { VISION_TASKS } from "./vision/tasks.js";
+import { VIDEO_TASKS } from "./vision/video-tasks.js";
+import { videoMixTask } from "./vision/video-mix.js";
 
 export * from "./types.js";
 export * from "./registry.js";
@@ -53,5 +55,5 @@ if (!tasks.has(sakeTask.name)) registerTask(sakeTask);
 // Your own data ("dataset": JSONL, verl Parquet, Parquet shards; docs/data.md); registered outside BUILTIN_TASKS.
 if (!tasks.has(datasetTask.name)) registerTask(datasetTask);
 
-// Image tasks over generated scenes (docs/vision.md); registered outside BUILTIN_TASKS (their prompts carry images).
-for (const def of VISION_TASKS) if (!tasks.has(def.name)) registerTask(def);
+// Image and video tasks over generated scenes (docs/vision.md); outside BUILTIN_TASKS (their prompts carry images).
+for (const def of [...VISION_TASKS, ...VIDEO_TASKS, videoMixTask]) if (!tasks.has(def.name)) registerTask(def);

@@ -1,0 +1,98 @@
+/**
+ * The video generator and tasks (src/tasks/vision/video*.ts): bouncing motion (hand-computed), exact on-screen spans
+ * and tracks, frames re-rendered from the gold, gold completions earning full reward, and wrong answers earning
+ * nothing on the correct term.
+ */
+import { describe, expect, it } from "vitest";
+import { Rng } from "../../src/util/rng.js";
+import { getTask } from "../../src/tasks/index.js";
+import {
+  drawVideo,
+  moverAt,
+  onScreen,
+  positionAt,
+  renderVideo,
+  track,
+  type Mover,
+  type Video,
+} from "../../src/tasks/vision/video.js";
+
+const mover: Mover = { shape: "square", colour: "red", size: 8, x: 20, y: 0, dx: 3, dy: 0, from: 2, to: 6 };
+
+describe("video generator", () => {
+  it("moves in straight lines and bounces off the walls (hand-computed)", () => {
+    // span = 32 - 8 = 24: x = 20, 23, then 26 → reflected to 22, then 29 → 19
+    expect([0, 1, 2, 3].map((t) => positionAt(mover, 32, t).x)).toEqual([20, 23, 22, 19]);
+    expect(moverAt(mover, 32, 1)).toBeNull(); // not yet on screen
+    expect(moverAt(mover, 32, 2)!.box).toEqual([22, 0, 30, 8]);
+    const v: Video = { size: 32, frames: 8, movers: [mover] };
+    expect(onScreen(v, 0)).toEqual([1, 3]); // frames [2, 6) at 0.5 s
+    expect(track(v, 0).map((b) => b !== null)).toEqual([false, false, true, true, true, true, false, false]);
+  });
+
+  it("is seeded; object 0 is on screen in every frame", () => {
+    const o = { size: 32, minFrames: 8, maxFrames: 16, maxObjects: 3, minSize: 6, maxSize: 10 };
+    const v = drawVideo(new Rng(4), o);
+    expect(drawVideo(new Rng(4), o)).toEqual(v);
+    expect(v.frames).toBeGreaterThanOrEqual(8);
+    expect(track(v, 0).every((b) => b !== null)).toBe(true);
+    expect(renderVideo(v, "x")).toHaveLength(v.frames);
+  });
+});
+
+describe.each(["video-temporal", "video-tracking", "video-mcq", "video-grounded-qa"])("%s", (name) => {
+  const task = getTask(name, {});
+  const test = task.generate("test", 4, 3);
+
+  it("gives every frame with its time, and the frames re-render from the gold", () => {
+    for (const e of test) {
+      const video = (e.gold as { video: Video }).video;
+      expect(e.images).toHaveLength(video.frames);
+      expect(e.prompt.split("<image>").length - 1).toBe(video.frames);
+      expect(e.prompt).toContain("t=0.5s <image>\n");
+      expect(renderVideo(video)[1]!.data).toEqual(e.images![1]!.data);
+    }
+  });
+
+  it("gives the gold completion full reward and the correct term 1", async () => {
+    const max = { "video-temporal": 2, "video-tracking": 2, "video-mcq": 2, "video-grounded-qa": 3 }[name]!;
+    for (const e of test) {
+      const r = await task.score(e, e.goldCompletion);
+      expect(r.terms.correct, e.goldCompletion).toBe(1);
+      expect(r.score).toBeCloseTo(max, 6);
+    }
+  });
+
+  it("gives wrong or empty answers nothing on the correct term", async () => {
+    const e = test[0]!;
+    for (const bad of ["", "<answer>A B C D</answer>", "<answer>0 to 100</answer>", "<answer>[[0,0,32,32]]</answer>"]) {
+      expect((await task.score(e, bad)).terms.correct, bad).toBe(0);
+    }
+  });
+});
+
+describe("video-mix (VideoChat-R1's joint mix)", () => {
+  const task = getTask("video-mix", {});
+  const train = task.generate("train", 6, 0);
+
+  it("takes the mixed tasks in turn and scores each example by its own task", async () => {
+    expect(train.map((e) => (e.gold as { task: string }).task)).toEqual([
+      "video-temporal",
+      "video-tracking",
+      "video-grounded-qa",
+      "video-temporal",
+      "video-tracking",
+      "video-grounded-qa",
+    ]);
+    expect(task.terms.map((t) => t.name)).toEqual(["temporal", "tracking", "grounded-qa", "correct"]);
+    const r = await task.score(train[2]!, train[2]!.goldCompletion);
+    expect(r.terms).toEqual({ temporal: 0, tracking: 0, "grounded-qa": 3, correct: 1 });
+    expect(r.score).toBeCloseTo(3, 6);
+    const wrong = await task.score(train[0]!, "<answer>0 to 0.1</answer>");
+    expect(wrong.terms.correct).toBe(0);
+  });
+
+  it("rejects an unknown mixed task by name", () => {
+    expect(() => getTask("video-mix", { tasks: ["video-dance"] })).toThrow(/tasks/);
+  });
+});
