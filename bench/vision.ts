@@ -1,0 +1,155 @@
+/**
+ * `npm run bench:vision` (issue 15), first part: Visual-RFT's claim that few-shot RL beats few-shot SFT, in miniature,
+ * on the shared harness (bench/harness/, docs/benchmarks.md). A SKELETON: the arms and metrics are wired and a smoke
+ * run checks the plumbing; the settings are not tuned and no figure has been measured (docs/vision.md).
+ *
+ * Per seed and k in 1, 2, 4, 8 (examples per class of vision-classify, `shotsPerClass`):
+ * - base: a fresh vision-language policy with a short SFT warm start on the k shots (it learns the answer format);
+ * - SFT: the base, more SFT on the same k shots, as many sequences as the RL arm trains on (steps x prompts x G);
+ * - RL: the base, GRPO with the class reward plus the format reward (class-match) on the same k shots;
+ * - control: the RL arm with rewards permuted inside each group (withinGroupControl).
+ * Every arm is evaluated on the same held-out scenes at every decoding; gains are taken at the base's best decoding.
+ * Prints vision.rft_minus_sft.k1 ... .k8 (RL gain minus SFT gain, points) and vision.control_gain (points). Target
+ * (issue 15): RL >= SFT + 10 points at k <= 4. Still to add: vision.detection_map_gain, vision.grounding_miou_gain,
+ * vision.joint_minus_single_miou (recipes/videochat-r1.yaml against video-temporal alone).
+ *
+ * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
+ * runs/bench-vision), BENCH_VISION_SMOKE=1 (one seed, k = 1, tiny runs: the figures mean nothing).
+ */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadModel } from "../src/models/checkpoint.js";
+import { getTask } from "../src/tasks/index.js";
+import { evaluate } from "../src/trainer/evaluate.js";
+import { resolveConfig } from "../src/trainer/recipe.js";
+import { train } from "../src/trainer/train.js";
+import {
+  DECODINGS,
+  benchLine,
+  gainOverBest,
+  heldOutExamples,
+  seedsFromEnv,
+  splitFromEnv,
+  summarize,
+  withinGroupControl,
+  type PassByDecoding,
+} from "./harness/index.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const SMOKE = process.env.BENCH_VISION_SMOKE === "1";
+const OUT = resolve(process.env.BENCH_VISION_OUT ?? join(ROOT, "runs", SMOKE ? "bench-vision-smoke" : "bench-vision"));
+const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
+const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
+const SHOTS = SMOKE ? [1] : [1, 2, 4, 8];
+
+const S = SMOKE
+  ? { baseSteps: 2, rlSteps: 1, prompts: 2, group: 2, evalExamples: 4, maxTokens: 40 }
+  : { baseSteps: 60, rlSteps: 60, prompts: 8, group: 8, evalExamples: 200, maxTokens: 40 };
+const SFT_BATCH = 16;
+const MODEL = {
+  type: "new",
+  arch: "llama",
+  maxSeqLen: 192,
+  ...(SMOKE ? { dModel: 32, nLayers: 1, nHeads: 2 } : { dModel: 96, nLayers: 3, nHeads: 4, nKvHeads: 2 }),
+  vision: { imageSize: 40, patchSize: 4, mergeSize: 2, dModel: SMOKE ? 16 : 64, nLayers: SMOKE ? 1 : 2, nHeads: 4 },
+};
+
+type Recipe = Parameters<typeof resolveConfig>[0];
+
+/** A run on k-shot vision-classify from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none). */
+function recipe(name: string, k: number, seed: number, model: object, sftSteps: number) {
+  return resolveConfig({
+    name,
+    seed,
+    outDir: OUT,
+    preset: "grpo",
+    model,
+    task: { name: "vision-classify", options: { shotsPerClass: k }, trainExamples: 36 * k, testExamples: 50, seed: 0 },
+    sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH, lr: 0.002 },
+    train: {
+      steps: Math.max(1, S.rlSteps),
+      promptsPerStep: S.prompts,
+      groupSize: S.group,
+      maxCompletionTokens: S.maxTokens,
+      lr: 0.0002,
+    },
+    sampler: { type: "builtin", temperature: 1 },
+    algorithm: { kl: { beta: 0 } },
+    eval: { every: 0, atStart: false, examples: 1 },
+    checkpoint: { every: 0, keepLast: 1 },
+    log: { progress: false },
+  } as Recipe);
+}
+
+/** Held-out accuracy of a saved model at every decoding. */
+async function passAt(dir: string, seed: number): Promise<PassByDecoding> {
+  const { model, tokenizer } = loadModel(dir);
+  const task = getTask("vision-classify", {});
+  const examples = heldOutExamples(task, SPLIT, S.evalExamples);
+  const pass: PassByDecoding = {};
+  for (const d of DECODINGS) {
+    const res = await evaluate(model, tokenizer, task, examples, {
+      temperature: d.temperature,
+      k: [1],
+      maxNewTokens: S.maxTokens,
+      seed,
+    });
+    pass[d.label] = res.metrics["eval/vision-classify/pass@1"]!;
+  }
+  return pass;
+}
+
+/** SFT only (stopAfter 0): the model saved as checkpoints/start. */
+async function sftOnly(name: string, k: number, seed: number, model: object, steps: number): Promise<string> {
+  const res = await train(recipe(name, k, seed, model, steps), {
+    resume: false,
+    overwrite: true,
+    stopAfter: 0,
+    reporters: [],
+  });
+  return join(res.runDir, "checkpoints", "start");
+}
+
+/** GRPO from `start` (with the shuffled-reward control when asked): the final checkpoint. */
+async function rl(name: string, k: number, seed: number, start: string, control: boolean): Promise<string> {
+  const config = recipe(name, k, seed, { type: "checkpoint", path: start }, 0);
+  const res = await train(config, {
+    resume: false,
+    overwrite: true,
+    reporters: [],
+    ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+  });
+  return join(res.runDir, "checkpoints", `step-${res.step}`);
+}
+
+const line = (metric: string, value: number, unit: string) => console.log(benchLine("vision", metric, value, unit));
+const fmt = (p: PassByDecoding) => DECODINGS.map((d) => `${d.label} ${(100 * p[d.label]!).toFixed(1)}`).join(", ");
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  console.error(
+    `bench:vision seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
+  );
+  const controls: number[] = [];
+  for (const k of SHOTS) {
+    const margins: number[] = [];
+    for (const seed of SEEDS) {
+      const base = await sftOnly(`k${k}-base-${seed}`, k, seed, MODEL, S.baseSteps);
+      const sftSteps = Math.ceil((S.rlSteps * S.prompts * S.group) / SFT_BATCH); // same sequences as RL trains on
+      const sft = await sftOnly(`k${k}-sft-${seed}`, k, seed, { type: "checkpoint", path: base }, sftSteps);
+      const rlDir = await rl(`k${k}-rl-${seed}`, k, seed, base, false);
+      const ctlDir = await rl(`k${k}-control-${seed}`, k, seed, base, true);
+      const [b, s, r, c] = await Promise.all([base, sft, rlDir, ctlDir].map((d) => passAt(d, seed)));
+      const gain = (a: PassByDecoding) => gainOverBest(b!, a).atStartBest;
+      margins.push(gain(r!) - gain(s!));
+      controls.push(gain(c!));
+      console.error(
+        `k ${k} seed ${seed}: base [${fmt(b!)}]\n  SFT [${fmt(s!)}]\n  RL [${fmt(r!)}]\n  control [${fmt(c!)}]`,
+      );
+    }
+    line(`vision.rft_minus_sft.k${k}`, 100 * summarize(margins).mean, "points");
+  }
+  line("vision.control_gain", 100 * summarize(controls).mean, "points");
+}
+
+await main();
