@@ -3,11 +3,11 @@
  * (docs/spec/algorithms.md §0) and described. The trainer composes `AlgorithmSchema` into its config; the pure
  * functions' `*_DEFAULTS` are read from here (`ALGORITHM_DEFAULTS`), so a default is written once.
  *
- * Departures from the spec's field list: `offPolicy` (§5: old log-probs recomputed for a remote sampler, w_IS,
- * staleness) is not offered, because no remote sampler exists yet to produce lp_inf; the pure correction
- * functions stay in `off-policy.ts`. `rewardAggregate` is a field of `algorithm` (the spec's `rewards.aggregate`).
+ * `offPolicy` (§5: where old log-probs come from, w_IS, staleness) is defined next to its functions in
+ * `off-policy.ts` and composed here. Departure from the spec's field list: `rewardAggregate` is a field of `algorithm` (the spec's `rewards.aggregate`).
  */
 import { z } from "zod";
+import { OffPolicySchema } from "./off-policy.js";
 
 const stdForm = z
   .enum(["sample", "population"])
@@ -210,6 +210,9 @@ export const AlgorithmSchema = z.strictObject({
   kl: KlSchema.prefault({}),
   loss: LossSchema.prefault({}),
   overlong: OverlongSchema.prefault({}),
+  offPolicy: OffPolicySchema.prefault({}).describe(
+    "old log-probs from the sampler or recomputed, the train/inference correction w_IS, staleness (§5)",
+  ),
   replay: ReplaySchema.prefault({ type: "none" }).describe(
     "experience replay: exgrpo stores correct rollouts per question and replays the lowest-entropy one (§6)",
   ),

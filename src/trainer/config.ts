@@ -24,6 +24,8 @@ import { PRESETS } from "../algorithms/presets.js";
 import { VisionConfigSchema } from "../models/vision-config.js";
 import { lossOptionsOf } from "../algorithms/build.js";
 import { lossOptionWarnings } from "../algorithms/loss-options.js";
+import { resolveOldLogprobs } from "../algorithms/off-policy.js";
+import { OpenAiSamplerSchema } from "../sampling/remote/options.js";
 
 // ---------------------------------------------------------------------------------------------- model and data
 
@@ -80,6 +82,7 @@ export const SamplerSchema = z.discriminatedUnion("type", [
       .default(1)
       .describe("1 = off; < 1 makes sampled and trained distributions differ (warning)"),
   }),
+  OpenAiSamplerSchema, // generation on an OpenAI-compatible server (docs/remote-sampler.md)
 ]);
 
 // ------------------------------------------------------------------------------------------ algorithm (spec §1-8)
@@ -153,11 +156,6 @@ export const SftSchema = z.strictObject({
   lr: z.number().positive().default(1e-3).describe("SFT learning rate"),
 });
 
-/** Held-out evaluation (spec §9, "Evaluation"). */
-export const EvalSchema = z.strictObject({
-  every: z.number().int().nonnegative().default(10).describe("evaluate every N steps (0 = only at start and end)"),
-  examples: z.number().int().positive().default(100).describe("held-out questions per evaluation"),
-  temperature: z.number().nonnegative().default(0).describe("0 = greedy (n = 1, pass@1 only)"),
 /**
  * LoRA (Hu et al. 2021): the SFT warm start and RL each train a low-rank adapter on frozen weights. SFT's adapter is
  * merged into the start model (checkpoints/start); RL trains a fresh one on it, saved in each checkpoint's adapter/.
@@ -176,6 +174,11 @@ export const LoraSchema = z
   .nullable()
   .default(null);
 
+/** Held-out evaluation (spec §9, "Evaluation"). */
+export const EvalSchema = z.strictObject({
+  every: z.number().int().nonnegative().default(10).describe("evaluate every N steps (0 = only at start and end)"),
+  examples: z.number().int().positive().default(100).describe("held-out questions per evaluation"),
+  temperature: z.number().nonnegative().default(0).describe("0 = greedy (n = 1, pass@1 only)"),
   k: z
     .array(z.number().int().positive())
     .nonempty()
@@ -222,12 +225,12 @@ export const TrainConfigSchema = z.strictObject({
   algorithm: AlgorithmSchema.prefault({}),
   train: TrainSchema.prefault({}),
   sft: SftSchema.prefault({}),
+  lora: LoraSchema.describe("train LoRA adapters instead of every weight; null = full fine-tuning"),
   eval: EvalSchema.prefault({}),
   checkpoint: CheckpointSchema.prefault({}),
   log: LogSchema.prefault({}),
 });
 
-  lora: LoraSchema.describe("train LoRA adapters instead of every weight; null = full fine-tuning"),
 /** A validated recipe with every default filled in. */
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 /** The algorithm section of a recipe. */
@@ -257,6 +260,7 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
     });
   }
   if (a.replay.type !== "none") out.push(...replayProblems(c));
+  out.push(...offPolicyProblems(c));
   const clip = a.policy.clip;
   if (clip.type === "ppo" && clip.dualClip !== null && !(clip.dualClip > 1 + clip.epsHigh)) {
     out.push({ path: "algorithm.policy.clip.dualClip", message: `must be > 1 + epsHigh = ${1 + clip.epsHigh} (§2.2)` });
@@ -317,6 +321,47 @@ function replayProblems(c: TrainConfig): ConfigProblem[] {
       message:
         "replayed answers need the behaviour log-probs recorded when they were sampled, and a masked-diffusion " +
         'sampler records none (§5, §7): use replay { type: "none" } with algorithm.diffusion',
+    });
+  }
+  return out;
+}
+
+/**
+ * Rules of the off-policy section and the remote sampler (§5, §2.2): an unclipped ratio must not carry a remote
+ * sampler's log-probs or a stale batch; asynchronous generation needs a remote sampler; a remote sampler samples
+ * autoregressive policies only.
+ */
+function offPolicyProblems(c: TrainConfig): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  const o = c.algorithm.offPolicy;
+  const remote = c.sampler.type === "openai";
+  if (c.algorithm.policy.clip.type === "none" && c.algorithm.diffusion.type === "none") {
+    if (remote && resolveOldLogprobs(o, remote) === "sampler") {
+      out.push({
+        path: "algorithm.policy.clip",
+        message:
+          'clip "none" with offPolicy.oldLogprobs "sampler" and a remote sampler: the ratio carries the ' +
+          'sampler/trainer mismatch unbounded; use { type: "ppo" } (§2.2, §5)',
+      });
+    }
+    if (o.maxStaleness > 0) {
+      out.push({
+        path: "algorithm.policy.clip",
+        message:
+          'clip "none" with offPolicy.maxStaleness > 0: stale batches are off-policy; use { type: "ppo" } (§2.2)',
+      });
+    }
+  }
+  if (o.maxStaleness > 0 && !remote) {
+    out.push({
+      path: "algorithm.offPolicy.maxStaleness",
+      message: 'asynchronous generation needs a remote sampler (sampler.type "openai"); use 0 with the built-in one',
+    });
+  }
+  if (remote && c.algorithm.diffusion.type !== "none") {
+    out.push({
+      path: "sampler.type",
+      message: 'a remote sampler samples autoregressive models; a masked-diffusion policy needs sampler.type "builtin"',
     });
   }
   return out;

@@ -46,6 +46,8 @@ export interface UpdateArgs {
   padId: number;
   /** Partial-KL section masks by rollout. */
   klMasks?: KlMasks;
+  /** w_IS by rollout: the train/inference correction of a recomputed lp_old (§5, ./old-logprobs.ts). */
+  isWeights?: ReadonlyMap<Rollout, readonly number[]>;
   /** Rows that replay a stored answer (ExGRPO, §6.8): shaped ratio against their behaviour log-probs. */
   replayed?: ReadonlySet<Rollout>;
   warn: (msg: string) => void;
@@ -79,7 +81,12 @@ export function policySurrogate(
   p: PackedBatch,
   beta: number,
   normalizer: { sequences: number; tokens: number },
-  opts: { klMasks?: KlMasks; entropy?: number[][]; replayed?: ReadonlySet<Rollout> } = {},
+  opts: {
+    klMasks?: KlMasks;
+    isWeights?: ReadonlyMap<Rollout, readonly number[]>;
+    entropy?: number[][];
+    replayed?: ReadonlySet<Rollout>;
+  } = {},
 ): { surrogate: Tensor; metrics: Record<string, number> } {
   const micro = p.rollouts;
   const rows = (grid: Float32Array) =>
@@ -95,6 +102,9 @@ export function policySurrogate(
       advantages: micro.map((r) => r.tokenAdvantages ?? r.completionIds.map(() => r.advantage)),
       ...(opts.klMasks ? { klMask: numbers.map((c) => c.klMask ?? c.mask.map(() => 1)) } : {}),
       ...(opts.entropy ? { entropy: opts.entropy } : {}),
+      ...(opts.isWeights
+        ? { isWeights: micro.map((r) => opts.isWeights!.get(r) ?? r.completionIds.map(() => 1)) }
+        : {}),
       ...(opts.replayed ? { replayed: micro.map((r) => opts.replayed!.has(r)) } : {}),
     },
     beta,
@@ -129,6 +139,7 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
         const extra = {
           ...(a.klMasks ? { klMasks: a.klMasks } : {}),
           ...(a.replayed ? { replayed: a.replayed } : {}),
+          ...(a.isWeights ? { isWeights: a.isWeights } : {}),
           entropy,
         };
         let { surrogate, metrics } = policySurrogate(algorithm, logp, p, a.beta, norm, extra);

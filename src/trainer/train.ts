@@ -40,6 +40,8 @@ import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
 import { addRlAdapters, loraOptions, sftWarmStart } from "./warm-start.js";
+import { RemoteGeneration } from "./remote-generation.js";
+import { OldLogprobs } from "./old-logprobs.js";
 import { LoopReplay, type StoredRollout } from "./replay.js";
 import type { ReplayState } from "../algorithms/index.js";
 
@@ -129,6 +131,12 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       ? new LoopReplay(alg.replay, task.correctTerm, state.replay as ReplayState<StoredRollout> | undefined)
       : null;
   const lastStep = Math.min(tc.steps, opts.stopAfter ?? tc.steps);
+  // A remote sampler (docs/remote-sampler.md) starts from the trainer's weights: they are pushed as version state.step.
+  const remote =
+    config.sampler.type === "openai"
+      ? await RemoteGeneration.connect(config.sampler, tokenizer, run.root, alg.offPolicy.maxStaleness, warn)
+      : null;
+  if (remote) await remote.pushWeights(model, state.step);
   const resumed = resumeFrom !== null;
   emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed });
 
@@ -162,6 +170,11 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     // samples with, and it shares those weights with the trainer (nothing to recompute or copy).
     const time = { generate: 0, reward: 0, advantage: 0, refLogprobs: 0, oldLogprobs: 0, weightSync: 0 };
     let decision: ResampleDecision = "train";
+    const old = new OldLogprobs(model, alg.offPolicy, remote !== null, {
+      padId: tokenizer.padId,
+      microBatchSize: tc.microBatchSize,
+      temperature: config.sampler.temperature,
+    });
     // Replay questions of this step (ExGRPO, once started): each gets G − 1 fresh rows plus its stored answer.
     const T = config.sampler.temperature;
     const replayQs = replay?.select(model, tokenizer.padId, T, tc.promptsPerStep, stepRng.split("replay")) ?? [];
@@ -180,7 +193,9 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
         policyVersion: step - 1,
         idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
       };
-      const batch = await sampleGroupsFor(model, tokenizer, task, prompts, sampling);
+      const batch = remote
+        ? await remote.groups(task, prompts, sampling, step)
+        : await sampleGroupsFor(model, tokenizer, task, prompts, sampling);
       const mixed = fromReplay.length
         ? await sampleGroupsFor(model, tokenizer, task, fromReplay, {
             ...sampling,
@@ -197,6 +212,9 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const t1 = performance.now();
       await scoreGroups(task, examplesById, batch);
       opts.transformGroups?.(batch, step);
+      // ---- 2a. old log-probs: recomputed under the trainer's weights when configured (§5), else the sampler's
+      const fresh = batch.flatMap((g) => g.rollouts);
+      old.prepare(fresh, remote?.noLogprobs);
       replay?.collect(batch, step); // fresh rows: correct ones stored, solved questions retired (§6.1-6.2)
       replay?.attach(mixed); // then each replay question's stored answer joins its group
       shapeRewards(batch, algorithm);
@@ -232,6 +250,24 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       m["dynamic/exhausted"] = decision === "train" ? 0 : 1;
     }
     const trainBatch = kept!.rollouts;
+    // Asynchronous generation (maxStaleness 1): the next step's batch decodes on the server while this step trains.
+    if (remote && alg.offPolicy.maxStaleness > 0 && step < lastStep) {
+      const next = nextPrompts(trainSet, tc.promptsPerStep, { ...state.counters }, config.seed); // a peek
+      const rng = new Rng(config.seed)
+        .split("step")
+        .split(step + 1)
+        .split("gen-0");
+      const sampling = { groupSize: tc.groupSize, maxNewTokens, temperature: config.sampler.temperature };
+      const more = { topK: config.sampler.topK, topP: config.sampler.topP, ...(task.stop ? { stop: task.stop } : {}) };
+      remote.prefetch(
+        task,
+        next,
+        { ...sampling, ...more, rng, policyVersion: step - 1, idPrefix: `${step + 1}` },
+        step + 1,
+      );
+    }
+    const correction = old.correction(trainBatch); // w_IS of a recomputed lp_old (§5)
+    time.oldLogprobs = old.seconds;
 
     // ---- 4. loss and optimizer step(s): μ passes × M mini-batches, micro-batched with gradient accumulation
     const lr = lrAt(tc, step);
@@ -251,11 +287,16 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
         padId: tokenizer.padId,
         ...(klMasks ? { klMasks: klMasks.masks } : {}),
         ...(replay ? { replayed: replay.replayed } : {}),
+        ...(correction.weights ? { isWeights: correction.weights } : {}),
         warn,
         ...{ reference, genLength: maxNewTokens, seed: config.seed }, // read by the diffusion update only
       });
-      Object.assign(m, upd);
+      Object.assign(m, upd, correction.metrics);
     } else m["step/skipped"] = 1;
+    if (remote) {
+      time.weightSync = await remote.pushWeights(model, step); // after the batch in flight, if any
+      Object.assign(m, remote.takeMetrics());
+    }
 
     // ---- 5. β for the next step: the algorithm's controller reads the KL of this step's rollouts (fixed: unchanged)
     if (reference) m["kl/beta"] = state.beta;
@@ -302,6 +343,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     emit(reporters, "onStep", step, m);
     if (ckptDir) emit(reporters, "onCheckpoint", step, ckptDir);
   }
+  await remote?.close();
   emit(reporters, "onEnd", { step: state.step, best: state.best });
   return { runDir: run.root, step: state.step, startEval, finalEval: lastEval, best: state.best };
 }

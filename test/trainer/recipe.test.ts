@@ -77,9 +77,9 @@ describe("bad recipes fail at load, naming the field and the allowed values", ()
       errorOf({ ...BASE, algorithm: { rewardAggregate: "normalizeThenSum", kl: { placement: "reward", beta: 0.1 } } }),
     ).toContain("algorithm.rewardAggregate");
   });
-  it("offPolicy is not a field until a remote sampler exists", () => {
-    expect(errorOf({ ...BASE, algorithm: { offPolicy: { correction: "none" } } })).toContain(
-      "algorithm.offPolicy: unknown field",
+  it("offPolicy fields are checked by name (§5; more in test/sampling/remote-sampler.test.ts)", () => {
+    expect(errorOf({ ...BASE, algorithm: { offPolicy: { correction: "clip" } } })).toContain(
+      "algorithm.offPolicy.correction",
     );
   });
   it("preset sirl is accepted and merged", () => {
