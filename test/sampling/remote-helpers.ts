@@ -46,11 +46,11 @@ export async function runWith(
   policy: string,
   sampler: object,
   algorithm: object = {},
-  opts: TrainOptions & { steps?: number } = {},
+  opts: TrainOptions & { steps?: number; outDir?: string } = {},
 ): Promise<{ metrics: Record<string, number>[]; runDir: string }> {
   const config = resolveConfig({
     name: "run",
-    outDir: mkdtempSync(join(tmpdir(), "rlvr-remote-run-")),
+    outDir: opts.outDir ?? mkdtempSync(join(tmpdir(), "rlvr-remote-run-")),
     seed: 11,
     model: { type: "checkpoint", path: policy },
     task: { name: "addition", options: { maxDigits: 1 }, trainExamples: 40, testExamples: 4 },
@@ -58,7 +58,7 @@ export async function runWith(
     algorithm: { kl: { beta: 0 }, ...algorithm },
     train: { steps: opts.steps ?? 3, promptsPerStep: 2, groupSize: 4, maxCompletionTokens: 6, lr: 3e-3 },
     eval: { every: 0, examples: 4, atStart: false },
-    checkpoint: { every: 0, keepBest: false },
+    checkpoint: { every: 1, keepBest: false },
     log: { progress: false, sampleGroups: 0 },
   });
   const dir = new RunDir(join(config.outDir, config.name));

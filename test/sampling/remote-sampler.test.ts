@@ -5,6 +5,7 @@
  * `sampler: {type: openai}` and `algorithm.offPolicy`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
 import { noGrad } from "../../src/engine/index.js";
 import { sample } from "../../src/sampling/sample.js";
 import { RemoteSampler, RemoteSamplerError, type OpenAiSamplerConfig } from "../../src/sampling/remote/index.js";
@@ -104,6 +105,60 @@ describe("RemoteSampler", () => {
       s.sample([{ ids: promptIds(tok, "1+1="), text: "1+1=" }], { ...opts, maxNewTokens: 500 }),
     ).rejects.toThrow(/answered 400: .*context/);
     await expect(s.loadWeights("/no/such/folder")).rejects.toThrow(/load_weights answered 400/);
+  });
+
+  it("apiKeyEnv names the variable holding the bearer token; timeoutMs bounds a request", async () => {
+    const tok = server.host.current.tokenizer;
+    const locked = await serve(tinyPolicy(3), { apiKey: "s3cret" });
+    try {
+      const c = cfg({ baseUrl: `${locked.url}/v1`, apiKeyEnv: "RLVR_TEST_REMOTE_KEY" });
+      await expect(RemoteSampler.connect(c, tok, () => {})).rejects.toThrow(/answered 401/);
+      process.env.RLVR_TEST_REMOTE_KEY = "s3cret";
+      await expect(RemoteSampler.connect(c, tok, () => {})).resolves.toBeInstanceOf(RemoteSampler);
+    } finally {
+      delete process.env.RLVR_TEST_REMOTE_KEY;
+      await locked.close();
+    }
+    const s = await RemoteSampler.connect(cfg({ timeoutMs: 1 }), tok, () => {}).catch((e: Error) => e);
+    expect(String(s)).toMatch(/GET .*\/v1\/models failed: .*(timeout|aborted)/i);
+  });
+
+  it("auto, on a server that drops token_ids (a proxy in front of rlvr serve): warns once, re-tokenises", async () => {
+    const tok = server.host.current.tokenizer;
+    const proxy = createServer(async (req, res) => {
+      const body = await new Promise<string>((ok) => {
+        let b = "";
+        req.on("data", (d) => (b += d)).on("end", () => ok(b));
+      });
+      const up = await fetch(`${server.url}${req.url}`, {
+        method: req.method!,
+        headers: { "content-type": "application/json" },
+        ...(req.method === "POST" ? { body } : {}),
+      });
+      const json = (await up.json()) as { choices?: Record<string, unknown>[] };
+      json.choices?.forEach((c) => delete c.token_ids);
+      res.writeHead(up.status, { "content-type": "application/json" }).end(JSON.stringify(json));
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    try {
+      const warnings: string[] = [];
+      const port = (proxy.address() as { port: number }).port;
+      const s = await RemoteSampler.connect(cfg({ baseUrl: `http://127.0.0.1:${port}/v1` }), tok, (w) =>
+        warnings.push(w),
+      );
+      const prompts = PROMPTS.map((p) => ({ ids: promptIds(tok, p), text: p }));
+      const got = await s.sample(prompts, opts);
+      await s.sample(prompts, opts);
+      expect(warnings).toEqual([
+        expect.stringMatching(/the server returned no token_ids, so completions are re-tokenised/),
+      ]);
+      expect(got.every((g) => g.retokenized)).toBe(true);
+      // Prompts still went as ids with the seed: every aligned row is exactly rlvr's own sample.
+      const want = local();
+      got.forEach((g, i) => g.logprobs && expect(g.tokens).toEqual(want[i]!.tokens));
+    } finally {
+      await new Promise((ok) => proxy.close(ok));
+    }
   });
 
   it("a multi-turn task is refused, naming sampler.type", async () => {

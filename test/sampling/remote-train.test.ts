@@ -6,6 +6,8 @@
  * one version, and re-tokenised text is counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadModel } from "../../src/models/checkpoint.js";
 import type { RunningModelServer } from "../../src/serve/model-server/index.js";
@@ -66,6 +68,15 @@ describe("remote sampler: a seeded run over HTTP", () => {
     const final = loadModel(join(runDir, "checkpoints", "step-2")).model.namedParameters();
     expect(pushed.map(([n]) => n)).toEqual(final.map(([n]) => n));
     pushed.forEach(([, p], i) => expect(Array.from(p.data)).toEqual(Array.from(final[i]![1].data)));
+  });
+
+  it("a run stopped after step 1 and resumed pushes the resumed weights and ends as the uninterrupted run", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "rlvr-remote-resume-"));
+    await runWith(policy, openai, {}, { outDir, stopAfter: 1 });
+    const whole = (await runWith(policy, openai)).metrics; // leaves the server on other weights
+    const resumed = (await runWith(policy, openai, {}, { outDir })).metrics;
+    expect(col(resumed, "reward/mean")).toEqual(col(whole, "reward/mean"));
+    expect(col(resumed, "loss/total")).toEqual(col(whole, "loss/total"));
   });
 
   it("maxStaleness 1: the next batch decodes during the update, one version behind, nothing dropped", async () => {
