@@ -50,17 +50,7 @@ const system: SeedSystem = {
     const settings = CUDAL2(ctx.smoke);
     const key = createHash("sha256")
       .update(JSON.stringify({ model: settings.model, shapes: settings.sftShapes, sft: settings.sft }))
-      .update(
-        sourceHash(ROOT, [
-          "src/models",
-          "src/tasks",
-          "src/trainer/sft.ts",
-          "src/engine",
-          "native",
-          "src/util",
-          "bench/seeds/lib/cudal2-kernels.ts",
-        ]),
-      )
+      .update(sourceHash(ROOT, [...SFT_START_SOURCES, "bench/seeds/lib/cudal2-kernels.ts", "recipes/cuda-l2.yaml"]))
       .digest("hex")
       .slice(0, 10);
     const parallel = Math.max(1, Number(process.env.BENCH_SEEDS_JOBS ?? 1));
