@@ -30,7 +30,7 @@ import { HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 import { tokenizerFromJSON, type Tokenizer } from "./tokenizer.js";
 import { Transformer } from "./transformer.js";
 import { modelFromHfFields, modelKindFields } from "./diffusion-lm.js";
-import { withVisionTokenizer } from "./vision-lm.js";
+import { VisionTokenizer, withVisionTokenizer } from "./vision-lm.js";
 
 /** File name of the built-in tokenizer's description. */
 const RLVR_TOKENIZER = "rlvr-tokenizer.json";
@@ -57,9 +57,9 @@ export function saveModel(dir: string, model: Transformer, tokenizer: Tokenizer,
     ...modelKindFields(model),
   };
   writeFileAtomic(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");
-  if (tokenizer instanceof HfTokenizer)
-    writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(tokenizer.toJSON()));
-  else writeFileAtomic(join(dir, RLVR_TOKENIZER), JSON.stringify(tokenizer.toJSON()) + "\n");
+  const text = tokenizer instanceof VisionTokenizer ? tokenizer.base : tokenizer; // vision ids are in config.json
+  if (text instanceof HfTokenizer) writeFileAtomic(join(dir, "tokenizer.json"), JSON.stringify(text.toJSON()));
+  else writeFileAtomic(join(dir, RLVR_TOKENIZER), JSON.stringify(text.toJSON()) + "\n");
   if (extra && Object.keys(extra).length > 0) saveSafetensors(join(dir, "extra.safetensors"), extra);
   if (loraLayers(model).length > 0) saveAdapter(join(dir, ADAPTER_DIR), model);
 }

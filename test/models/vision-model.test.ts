@@ -4,7 +4,7 @@
  * are never sampled, a finite-difference check of a patch-embedding gradient, and a checkpoint round trip.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backward, crossEntropy, noGrad, reshape } from "../../src/engine/index.js";
@@ -12,7 +12,14 @@ import { loadModel, saveModel } from "../../src/models/checkpoint.js";
 import { createModel } from "../../src/models/registry.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
 import { parseVisionConfig, tokensPerImage } from "../../src/models/vision-config.js";
-import { VisionLanguageModel, countImageMarkers, newVisionLM, videoPrompt } from "../../src/models/vision-lm.js";
+import {
+  VisionLanguageModel,
+  VisionTokenizer,
+  countImageMarkers,
+  newVisionLM,
+  videoPrompt,
+} from "../../src/models/vision-lm.js";
+import { loadHfTokenizer } from "../../src/models/hf-tokenizer.js";
 import { Rng } from "../../src/util/rng.js";
 import { RgbImage } from "../../src/util/image.js";
 
@@ -131,5 +138,19 @@ describe("VisionLanguageModel", () => {
     const b = noGrad(() => m2.forward(ids, 1, ids.length, { images })).data;
     expect(Array.from(b)).toEqual(Array.from(a));
     expect(m2.tokenizerFor(loaded.tokenizer).encode("<image>")).toEqual(tokenizer.encode("<image>"));
+  });
+
+  it("saves a Hugging Face text tokenizer as tokenizer.json under the vision wrapper", () => {
+    const hf = loadHfTokenizer(join(import.meta.dirname, "..", "fixtures", "parity", "llama", "tokenizer.json"), {
+      eosId: 297,
+    });
+    const { model, tokenizer } = newVisionLM(DECODER, VISION, hf, new Rng(5));
+    const dir = mkdtempSync(join(tmpdir(), "rlvr-vlm-hf-"));
+    saveModel(dir, model, tokenizer);
+    expect(existsSync(join(dir, "tokenizer.json"))).toBe(true);
+    const loaded = loadModel(dir);
+    expect(loaded.tokenizer).toBeInstanceOf(VisionTokenizer);
+    expect(loaded.tokenizer.encode("Hello <image>")).toEqual(tokenizer.encode("Hello <image>"));
+    expect(loaded.tokenizer.decode(tokenizer.encode("Hello <image> world"))).toBe("Hello  world");
   });
 });
