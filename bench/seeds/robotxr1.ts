@@ -46,7 +46,7 @@ async function run(ctx: SeedContext): Promise<void> {
       (kind) => () => job({ kind, seed, smoke: ctx.smoke, dir: join(ctx.workDir, `seed-${seed}`), base: baseDir }),
     ),
   );
-  const results = await runPool(jobs, 2);
+  const results = await runPool(jobs, ctx.smoke ? jobs.length : 2); // smoke jobs are tiny: start them all
   const figures = ctx.seeds.map((seed, i) => {
     const f = seedFigures(results[2 * i]!, results[2 * i + 1]!);
     ctx.log(

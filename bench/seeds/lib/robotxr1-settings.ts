@@ -14,10 +14,14 @@ import type { TrainConfig } from "../../../src/trainer/config.js";
 /** The task: prompts without the parameter table, the last 6 of 22 paraphrases per behaviour held out for test. */
 export const TASK_OPTIONS = { heldOutParaphrases: 6, prompt: "brief", trainTrack: "circle", testTrack: "F" } as const;
 
-/** The policy's shape (about 0.27M parameters). */
+/**
+ * The policy's shape (0.30M parameters). Llama-shaped (RoPE): with GPT-2's learned absolute positions the
+ * answer starts at a different position in every prompt, and after 300 SFT steps the base still stuttered
+ * ("<reasoninini</reasong>", 0% success, format 0.08 on the test split).
+ */
 export const MODEL = {
   type: "new" as const,
-  arch: "gpt2" as const,
+  arch: "llama" as const,
   dModel: 96,
   nLayers: 2,
   nHeads: 4,
