@@ -137,6 +137,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       ? await RemoteGeneration.connect(config.sampler, tokenizer, run.root, alg.offPolicy.maxStaleness, warn)
       : null;
   if (remote) await remote.pushWeights(model, state.step);
+  const generateAhead = alg.offPolicy.maxStaleness > 0 && remote !== null; // one step ahead (checkConfig: remote only)
   const resumed = resumeFrom !== null;
   emit(reporters, "onStart", { runDir: run.root, startStep: state.step, totalSteps: tc.steps, resumed });
 
@@ -251,7 +252,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     }
     const trainBatch = kept!.rollouts;
     // Asynchronous generation (maxStaleness 1): the next step's batch decodes on the server while this step trains.
-    if (remote && alg.offPolicy.maxStaleness > 0 && step < lastStep) {
+    if (remote && generateAhead && step < lastStep) {
       const next = nextPrompts(trainSet, tc.promptsPerStep, { ...state.counters }, config.seed); // a peek
       const rng = new Rng(config.seed)
         .split("step")

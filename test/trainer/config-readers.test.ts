@@ -49,11 +49,15 @@ const BASE = {
   log: { progress: false },
 };
 
-/** The other branch of every field that is only read under a setting: resampling, the adaptive β, the overlong term. */
+/**
+ * The other branch of every field that is only read under a setting: resampling, the adaptive β, the overlong term,
+ * the w_IS fields (read when lp_old is recomputed; the remote sampler's own fields: test/sampling/remote-*.test.ts).
+ */
 const CONDITIONAL = {
   zeroStd: { policy: "resample", maxGenBatches: 2 },
   kl: { controller: "adaptive" },
   overlong: { enabled: true },
+  offPolicy: { oldLogprobs: "recompute" },
 };
 
 type Recipe = Parameters<typeof resolveConfig>[0];
@@ -66,8 +70,8 @@ async function readsOf(recipe: Record<string, unknown>) {
   return { config, reads };
 }
 
-/** Fields that admit exactly one value today (the only tokenizer, the only sampler): nothing to flip. */
-const SINGLE_VALUED: Record<string, unknown> = { "model.tokenizer": "bpe", "sampler.type": "openai" };
+/** Fields that admit exactly one value today (the only tokenizer): nothing to flip. */
+const SINGLE_VALUED: Record<string, unknown> = { "model.tokenizer": "bpe" };
 /** Fields the CLI reads when it builds the run's reporters (src/cli/commands/train.ts). */
 const CLI_READ = ["log.progress"];
 

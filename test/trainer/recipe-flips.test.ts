@@ -134,7 +134,10 @@ const FLIPS: Record<string, Recipe> = {
   "checkpoint.keepBest": { checkpoint: { keepBest: false } },
   "log.sampleGroups": { log: { sampleGroups: 1 } },
 };
-/** Fields that admit one value today, or that only the CLI reads (test/trainer/config-readers.test.ts). */
+/**
+ * Fields that admit one value today, or that only the CLI reads (test/trainer/config-readers.test.ts); sampler.type
+ * "openai" needs a server, and with the same seed it gives the same run by design: test/sampling/remote-train.test.ts.
+ */
 const NOT_FLIPPABLE = ["model.tokenizer", "sampler.type", "log.progress"];
 
 /** Every field path of the recipe schema outside `algorithm`, from resolved configs of each union branch. */
