@@ -13,6 +13,19 @@ import { mergeRecipe } from "../../src/trainer/presets.js";
 const TRAINER_FIELDS = ["kl.sections", "loss.afterFirstError"];
 /** Fields of the masked-diffusion losses (`buildDiffusionLoss`): flipped in test/diffusion/losses.test.ts. */
 const DIFFUSION_FIELDS = ["diffusion.pMaskPrompt", "diffusion.randomMasking", "diffusion.psi"];
+/**
+ * `offPolicy` acts in the trainer (lp_old recomputed before the update, w_IS, generation one step ahead): each field is
+ * flipped through real runs against rlvr serve in test/sampling/remote-train.test.ts and
+ * test/trainer/config-readers.test.ts; the pure pieces are in test/algorithms/off-policy-correction.test.ts.
+ */
+const OFF_POLICY_FIELDS = [
+  "offPolicy.oldLogprobs",
+  "offPolicy.correction",
+  "offPolicy.cap",
+  "offPolicy.capMin",
+  "offPolicy.capMax",
+  "offPolicy.maxStaleness",
+];
 
 /** A fixed batch: 3 groups of 4 completions, two reward terms, ragged masks, sampler and reference log-probs. */
 function batch(): CompletionNumbers[][] {
@@ -154,7 +167,9 @@ describe("every algorithm field is read (flip it, the numbers move)", () => {
   it("the flip table covers every leaf field of AlgorithmSchema", () => {
     const discriminator = (p: string) => p.endsWith(".type") && p !== "advantage.type" && p !== "policy.clip.type";
     const fields = leafPaths(AlgorithmSchema).filter((p) => !discriminator(p));
-    expect(new Set([...FLIPS.map(([f]) => f), ...TRAINER_FIELDS, ...DIFFUSION_FIELDS])).toEqual(new Set(fields));
+    expect(new Set([...FLIPS.map(([f]) => f), ...TRAINER_FIELDS, ...DIFFUSION_FIELDS, ...OFF_POLICY_FIELDS])).toEqual(
+      new Set(fields),
+    );
   });
   it.each(FLIPS)("%s", (_field, base, flipped) => {
     expect(probe(mergeRecipe(base, flipped))).not.toEqual(probe(base));
