@@ -40,13 +40,14 @@ function runJob(job: ExgrpoJob): Promise<ExgrpoResult> {
 async function run(ctx: SeedContext): Promise<void> {
   const split = splitFromEnv(process.env.BENCH_SPLIT);
   const s = sizes(ctx.smoke);
-  const withControl = process.env.BENCH_EXGRPO_CONTROL !== "0";
+  const withControl = process.env.BENCH_EXGRPO_CONTROL !== "0" && !ctx.smoke;
+  const seeds = ctx.smoke ? ctx.seeds.slice(0, 1) : ctx.seeds; // smoke: one seed, no control (under a minute)
   const source = sourceHash(ROOT);
   ctx.log(
     `lr ${s.lr}, ${s.steps} steps of ${s.promptsPerStep}×${s.groupSize}, start SFT ${s.sftSteps} steps, ${split} split`,
   );
   const rows = [];
-  for (const seed of ctx.seeds) {
+  for (const seed of seeds) {
     const startDir = startDirOf(ctx.workDir, seed, ctx.smoke, source);
     const job = (kind: ExgrpoJob["kind"]): ExgrpoJob => ({
       kind,
@@ -75,7 +76,7 @@ async function run(ctx: SeedContext): Promise<void> {
   const on = summarize(rows.map((r) => r.row.onpolicy - r.row.start));
   const cpu = summarize(rows.map((r) => r.cpuRatio));
   const best = summarize(rows.map((r) => gainOverBest(r.onpolicy.pass, r.exgrpo.pass).bestVsBest));
-  ctx.emit("minus_onpolicy", minus.mean, "points/100", { std: minus.std, seeds: ctx.seeds, split });
+  ctx.emit("minus_onpolicy", minus.mean, "points/100", { std: minus.std, seeds, split });
   ctx.emit("minus_onpolicy_min", minus.min, "points/100");
   ctx.emit("minus_onpolicy_best_vs_best", best.mean, "points/100");
   ctx.emit("exgrpo_gain", ex.mean, "points/100", { std: ex.std });
