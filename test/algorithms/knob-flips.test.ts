@@ -27,6 +27,18 @@ const OFF_POLICY_FIELDS = [
   "offPolicy.maxStaleness",
 ];
 
+/**
+ * `replay` (ExGRPO) acts in the trainer: `shapeOffset` is flipped through `buildAlgorithm` in
+ * test/algorithms/replay-loss.test.ts, the others through real runs in test/trainer/replay-run.test.ts.
+ */
+const REPLAY_FIELDS = [
+  "replay.ratio",
+  "replay.startPassRate",
+  "replay.maxPerQuestion",
+  "replay.sigma",
+  "replay.shapeOffset",
+];
+
 /** A fixed batch: 3 groups of 4 completions, two reward terms, ragged masks, sampler and reference log-probs. */
 function batch(): CompletionNumbers[][] {
   const rewards = [
@@ -167,9 +179,15 @@ describe("every algorithm field is read (flip it, the numbers move)", () => {
   it("the flip table covers every leaf field of AlgorithmSchema", () => {
     const discriminator = (p: string) => p.endsWith(".type") && p !== "advantage.type" && p !== "policy.clip.type";
     const fields = leafPaths(AlgorithmSchema).filter((p) => !discriminator(p));
-    expect(new Set([...FLIPS.map(([f]) => f), ...TRAINER_FIELDS, ...DIFFUSION_FIELDS, ...OFF_POLICY_FIELDS])).toEqual(
-      new Set(fields),
-    );
+    expect(
+      new Set([
+        ...FLIPS.map(([f]) => f),
+        ...TRAINER_FIELDS,
+        ...DIFFUSION_FIELDS,
+        ...OFF_POLICY_FIELDS,
+        ...REPLAY_FIELDS,
+      ]),
+    ).toEqual(new Set(fields));
   });
   it.each(FLIPS)("%s", (_field, base, flipped) => {
     expect(probe(mergeRecipe(base, flipped))).not.toEqual(probe(base));

@@ -99,6 +99,19 @@ describe("ExGRPO replay in a run", () => {
     await expect(run(recipe("split", out, {}, 6))).rejects.toThrow(/behaviorLogprobs\) are missing/);
   });
 
+  it.each([
+    ["ratio", { ratio: 0.25 }],
+    ["startPassRate", { startPassRate: 0.3 }],
+    ["maxPerQuestion", { maxPerQuestion: 1 }],
+    ["sigma", { sigma: 0.05 }],
+  ])("flipping replay.%s moves the numbers of the steps with replay", async (_field, flip) => {
+    const out = mkdtempSync(join(tmpdir(), "rlvr-replay-"));
+    const loss = (m: Record<string, number>[]) => m.map((s) => s["loss/total"]);
+    const base = await run(recipe("base", out));
+    const flipped = await run(recipe("flipped", out, flip));
+    expect(loss(flipped)).not.toEqual(loss(base));
+  });
+
   it("config errors name the field: an unclipped policy, or a sampler without exact log-probs", () => {
     const base = {
       model: { type: "new" },
