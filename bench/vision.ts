@@ -10,8 +10,12 @@
  * - control: the RL arm with rewards permuted inside each group (withinGroupControl).
  * Every arm is evaluated on the same held-out scenes at every decoding; gains are taken at the base's best decoding.
  * Prints vision.rft_minus_sft.k1 ... .k8 (RL gain minus SFT gain, points) and vision.control_gain (points). Target
- * (issue 15): RL >= SFT + 10 points at k <= 4. Still to add: vision.detection_map_gain, vision.grounding_miou_gain,
- * vision.joint_minus_single_miou (recipes/videochat-r1.yaml against video-temporal alone).
+ * (issue 15): RL >= SFT + 10 points at k <= 4.
+ *
+ * Detection: per seed, an SFT start on fresh vision-detection scenes, GRPO from it and its control; held-out COCO
+ * mAP@[.5:.95] (src/rewards/map.ts) of greedy answers, each listed box scored by its Confidence. Prints
+ * vision.detection_map_gain and vision.detection_control_map_gain (points; target: gain >= 10). Still to add:
+ * vision.grounding_miou_gain, vision.joint_minus_single_miou (recipes/videochat-r1.yaml against video-temporal alone).
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
  * runs/bench-vision), BENCH_VISION_SMOKE=1 (one seed, k = 1, tiny runs: the figures mean nothing).
@@ -19,6 +23,9 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadModel } from "../src/models/checkpoint.js";
+import type { Example } from "../src/tasks/types.js";
+import { detectionMap } from "../src/tasks/vision/detection-map.js";
+import type { DetectionGold } from "../src/tasks/vision/tasks.js";
 import { getTask } from "../src/tasks/index.js";
 import { evaluate } from "../src/trainer/evaluate.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
@@ -56,21 +63,21 @@ const MODEL = {
 
 type Recipe = Parameters<typeof resolveConfig>[0];
 
-/** A run on k-shot vision-classify from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none). */
-function recipe(name: string, k: number, seed: number, model: object, sftSteps: number) {
+/** A run of a task from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none). */
+function taskRecipe(name: string, task: object, seed: number, model: object, sftSteps: number, maxTokens: number) {
   return resolveConfig({
     name,
     seed,
     outDir: OUT,
     preset: "grpo",
     model,
-    task: { name: "vision-classify", options: { shotsPerClass: k }, trainExamples: 36 * k, testExamples: 50, seed: 0 },
+    task,
     sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH, lr: 0.002 },
     train: {
       steps: Math.max(1, S.rlSteps),
       promptsPerStep: S.prompts,
       groupSize: S.group,
-      maxCompletionTokens: S.maxTokens,
+      maxCompletionTokens: maxTokens,
       lr: 0.0002,
     },
     sampler: { type: "builtin", temperature: 1 },
@@ -79,6 +86,18 @@ function recipe(name: string, k: number, seed: number, model: object, sftSteps: 
     checkpoint: { every: 0, keepLast: 1 },
     log: { progress: false },
   } as Recipe);
+}
+
+/** A run on k-shot vision-classify. */
+function recipe(name: string, k: number, seed: number, model: object, sftSteps: number) {
+  const task = {
+    name: "vision-classify",
+    options: { shotsPerClass: k },
+    trainExamples: 36 * k,
+    testExamples: 50,
+    seed: 0,
+  };
+  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens);
 }
 
 /** Held-out accuracy of a saved model at every decoding. */
@@ -122,6 +141,61 @@ async function rl(name: string, k: number, seed: number, start: string, control:
   return join(res.runDir, "checkpoints", `step-${res.step}`);
 }
 
+const DETECTION = { name: "vision-detection", options: {}, trainExamples: 3000, testExamples: 50, seed: 0 };
+const DET = SMOKE ? { sftSteps: 2, maxTokens: 40 } : { sftSteps: 400, maxTokens: 160 };
+const DET_MODEL = { ...MODEL, maxSeqLen: 256 };
+
+/** COCO mAP@[.5:.95] of a saved model's greedy detections on held-out scenes (each box scored by its Confidence). */
+async function detectionMapOf(dir: string, seed: number): Promise<number> {
+  const { model, tokenizer } = loadModel(dir);
+  const task = getTask("vision-detection", {});
+  const examples = heldOutExamples(task, SPLIT, S.evalExamples) as Example<DetectionGold>[];
+  const res = await evaluate(model, tokenizer, task, examples, {
+    temperature: 0,
+    k: [1],
+    maxNewTokens: DET.maxTokens,
+    seed,
+  });
+  const texts = new Map(res.groups.map((g) => [g.exampleId, g.rollouts[0]!.text]));
+  return detectionMap(
+    examples,
+    examples.map((e) => texts.get(e.id) ?? ""),
+  ).map;
+}
+
+/** The detection effect: SFT start, RL and control per seed; prints the mAP gains. */
+async function detection(): Promise<void> {
+  const gains: number[] = [];
+  const controls: number[] = [];
+  for (const seed of SEEDS) {
+    const run = async (name: string, model: object, sftSteps: number, stopAfter?: number, control = false) => {
+      const config = taskRecipe(name, DETECTION, seed, model, sftSteps, DET.maxTokens);
+      const res = await train(config, {
+        resume: false,
+        overwrite: true,
+        reporters: [],
+        ...(stopAfter === 0 ? { stopAfter: 0 } : {}),
+        ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+      });
+      return join(res.runDir, "checkpoints", stopAfter === 0 ? "start" : `step-${res.step}`);
+    };
+    const start = await run(`det-start-${seed}`, DET_MODEL, DET.sftSteps, 0);
+    const from = { type: "checkpoint", path: start };
+    const [s, r, c] = [
+      await detectionMapOf(start, seed),
+      await detectionMapOf(await run(`det-rl-${seed}`, from, 0), seed),
+      await detectionMapOf(await run(`det-control-${seed}`, from, 0, undefined, true), seed),
+    ];
+    gains.push(r - s);
+    controls.push(c - s);
+    console.error(
+      `detection seed ${seed}: mAP start ${(100 * s).toFixed(1)}, RL ${(100 * r).toFixed(1)}, control ${(100 * c).toFixed(1)}`,
+    );
+  }
+  line("vision.detection_map_gain", 100 * summarize(gains).mean, "points");
+  line("vision.detection_control_map_gain", 100 * summarize(controls).mean, "points");
+}
+
 const line = (metric: string, value: number, unit: string) => console.log(benchLine("vision", metric, value, unit));
 const fmt = (p: PassByDecoding) => DECODINGS.map((d) => `${d.label} ${(100 * p[d.label]!).toFixed(1)}`).join(", ");
 
@@ -150,6 +224,7 @@ async function main(): Promise<void> {
     line(`vision.rft_minus_sft.k${k}`, 100 * summarize(margins).mean, "points");
   }
   line("vision.control_gain", 100 * summarize(controls).mean, "points");
+  await detection();
 }
 
 await main();

@@ -8,7 +8,9 @@ import { Rng } from "../../src/util/rng.js";
 import { fromCoco, toCoco } from "../../src/util/coco.js";
 import { getTask } from "../../src/tasks/index.js";
 import { drawScene, objectBox, renderScene, sceneAnnotation, type Scene } from "../../src/tasks/vision/scene.js";
-import { ALL_CLASSES } from "../../src/tasks/vision/tasks.js";
+import { ALL_CLASSES, type DetectionGold } from "../../src/tasks/vision/tasks.js";
+import { detectionMap } from "../../src/tasks/vision/detection-map.js";
+import type { Example } from "../../src/tasks/types.js";
 
 const base = { colour: "red", texture: "solid", x: 0, y: 0 } as const;
 
@@ -121,5 +123,33 @@ describe("vision-classify few-shot", () => {
     const choices = (train[0]!.gold as { classList: string[] }).classList;
     expect(choices.length).toBeGreaterThanOrEqual(3);
     expect(choices).toContain((train[0]!.gold as { label: string }).label);
+  });
+});
+
+describe("detection mAP (Visual-RFT's detection metric)", () => {
+  const task = getTask("vision-detection", {});
+  const test = task.generate("test", 8, 4) as Example<DetectionGold>[];
+
+  it("is 1 for the gold answers, 0 for none, and lower when boxes are shifted", () => {
+    expect(
+      detectionMap(
+        test,
+        test.map((e) => e.goldCompletion),
+      ).map,
+    ).toBeCloseTo(1, 9);
+    expect(
+      detectionMap(
+        test,
+        test.map(() => ""),
+      ).map,
+    ).toBe(0);
+    const shifted = test.map((e) => {
+      const boxes = e.gold.boxes.map(([x1, y1, x2, y2]) => [x1! + 2, y1!, x2! + 2, y2!]);
+      return `<answer>${JSON.stringify(boxes.map((b) => ({ Position: b, Confidence: 1 })))}</answer>`;
+    });
+    const m = detectionMap(test, shifted).map;
+    expect(m).toBeGreaterThan(0);
+    expect(m).toBeLessThan(1);
+    expect(() => detectionMap(test, [])).toThrow(/8 examples but 0 completions/);
   });
 });
