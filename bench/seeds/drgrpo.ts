@@ -5,7 +5,8 @@
  * a constant normaliser) removes both. Two arms per reported seed from the shared start
  * (bench/seeds/lib/openrs-settings.ts) on arithmetic with the working shown in half of the gold (so answers come
  * short, `\boxed{14}`, or long, `11-6=5,5+9=14 \boxed{14}`, and a wrong one can ramble up to the 40-token budget):
- * `grpo` (the grpo preset with β 0, so that only the two biases differ) and `drGrpo` (the recipes/drGrpo.yaml preset).
+ * `grpo` (the grpo preset with β 0, so that only the two biases differ; the same run as openrs's plain arm,
+ * run once when both systems run in one process) and `drGrpo` (the recipes/drGrpo.yaml preset).
  *
  * Figures: per arm, the mean length of wrong and of correct completions over the first and the last LEN_WINDOW
  * steps (growth = last − first) and held-out greedy pass@1 of the last step on the `final` half;
@@ -17,24 +18,31 @@ import { join } from "node:path";
 import { summarize } from "../harness/gates.js";
 import { runPool } from "../harness/child-job.js";
 import type { SeedContext, SeedSystem } from "./types.js";
-import { armSizes, ensureStart, parallelJobs, runArm, type ArmResult } from "./lib/openrs-settings.js";
+import { DRGRPO_START, armSizes, ensureStart, parallelJobs, runArm, type ArmResult } from "./lib/openrs-settings.js";
 import { growth, separation, sparkline } from "./lib/openrs-metrics.js";
-import { LEN_WINDOW } from "./openrs.js";
-
-/** RL settings of both arms (the same lr as openrs's; Dr. GRPO has no KL, so GRPO runs with β 0 too). */
-export const DRGRPO_LR = Number(process.env.BENCH_DRGRPO_LR ?? 1e-4);
+// The same lr and β 0 as openrs's arms (Dr. GRPO has no KL), so the GRPO arm is openrs's plain arm.
+import { LEN_WINDOW, OPENRS_RL } from "./openrs.js";
 
 const pts = (x: number) => (x * 100).toFixed(1);
 
 async function run(ctx: SeedContext): Promise<void> {
-  const start = await ensureStart(ctx.workDir, ctx.smoke);
+  const start = await ensureStart(ctx.workDir, ctx.smoke, DRGRPO_START);
   ctx.log(`start: ${join(start.dir, "model")}; held-out pass@1 ${JSON.stringify(start.pass)}`);
   const w = ctx.smoke ? 1 : LEN_WINDOW;
   const jobs = ctx.seeds.flatMap((seed) =>
     (["grpo", "drGrpo"] as const).map(
       (arm) => () =>
         runArm(
-          { arm, seed, start: join(start.dir, "model"), preset: arm, beta: 0, lr: DRGRPO_LR, ...armSizes(ctx.smoke) },
+          {
+            arm,
+            seed,
+            task: "countdown",
+            start: join(start.dir, "model"),
+            preset: arm,
+            beta: 0,
+            lr: OPENRS_RL.lr,
+            ...armSizes(ctx.smoke),
+          },
           ctx.workDir,
         ),
     ),

@@ -2,7 +2,8 @@
  * Seed system `openrs` (Open-RS, arXiv 2503.16219): GRPO on small-model maths with correctness, format and the
  * cosine length reward, no SFT of its own. Two arms per reported seed from one shared start
  * (bench/seeds/lib/openrs-settings.ts): `cosine` (the recipe, recipes/open-rs.yaml: `cosine-length` carries the
- * correctness, plain correctness stays at weight 0 for pass@1) and `plain` (the same run with plain correctness).
+ * correctness, plain correctness stays at weight 0 for pass@1) and `grpo` (the same run with plain correctness,
+ * also the baseline arm of drgrpo: one run serves both).
  *
  * Figures: the mean token length of correct and of wrong completions over the last LEN_WINDOW steps, cosine against
  * plain (`correct_len_cut` = plain − cosine, positive when the cosine reward shortens correct answers; `_min` over
@@ -14,36 +15,46 @@
  */
 import { summarize } from "../harness/gates.js";
 import type { SeedContext, SeedSystem } from "./types.js";
-import { MAX_TOKENS, armSizes, ensureStart, parallelJobs, runArm, type ArmResult } from "./lib/openrs-settings.js";
+import {
+  OPENRS_START,
+  armSizes,
+  ensureStart,
+  parallelJobs,
+  runArm,
+  taskOf,
+  type ArmResult,
+} from "./lib/openrs-settings.js";
 import { growth, peakReport, separation, sparkline } from "./lib/openrs-metrics.js";
 import { runPool } from "../harness/child-job.js";
 import { join } from "node:path";
 
 /** Steps averaged for the end-of-run lengths (and the start-of-run ones). */
-export const LEN_WINDOW = 20;
+export const LEN_WINDOW = 15;
 /**
- * RL settings of both arms: the grpo preset (β 0.04, as Open-RS's GRPO) at lr 1e-4, where bench:learn's countdown
- * runs moved fastest (docs/training.md); not tuned further (docs/seed-systems/openrs.md says what the budget allowed).
+ * RL settings of both arms: the grpo preset at lr 1e-4, where bench:learn's countdown runs moved fastest
+ * (docs/training.md), with β 0 (no reference model: cheaper, and the same GRPO run as drgrpo's baseline arm); not
+ * tuned further (docs/seed-systems/openrs.md says what the budget allowed).
  */
-export const OPENRS_RL = { preset: "grpo" as const, beta: 0.04, lr: Number(process.env.BENCH_OPENRS_LR ?? 1e-4) };
+export const OPENRS_RL = { preset: "grpo" as const, beta: 0, lr: Number(process.env.BENCH_OPENRS_LR ?? 1e-4) };
 
 const pts = (x: number) => (x * 100).toFixed(1);
 
 async function run(ctx: SeedContext): Promise<void> {
-  const start = await ensureStart(ctx.workDir, ctx.smoke);
+  const start = await ensureStart(ctx.workDir, ctx.smoke, OPENRS_START);
   ctx.log(`start: ${join(start.dir, "model")}; held-out pass@1 ${JSON.stringify(start.pass)}`);
   const sizes = armSizes(ctx.smoke);
   const w = ctx.smoke ? 1 : LEN_WINDOW;
   const jobs = ctx.seeds.flatMap((seed) =>
-    (["cosine", "plain"] as const).map(
+    (["cosine", "grpo"] as const).map(
       (arm) => () =>
         runArm(
           {
             arm,
             seed,
+            task: "arithmetic",
             start: join(start.dir, "model"),
             ...OPENRS_RL,
-            ...(arm === "cosine" ? { cosineMaxLen: MAX_TOKENS } : {}),
+            ...(arm === "cosine" ? { cosineMaxLen: taskOf("arithmetic").maxTokens } : {}),
             ...sizes,
           },
           ctx.workDir,
@@ -54,7 +65,7 @@ async function run(ctx: SeedContext): Promise<void> {
   const get = (arm: string, seed: number) => results.find((r) => r.arm === arm && r.seed === seed)!;
   const rows = ctx.seeds.map((seed) => {
     const cos = get("cosine", seed),
-      plain = get("plain", seed);
+      plain = get("grpo", seed);
     const len = (r: ArmResult, k: "correctLen" | "wrongLen") =>
       growth(
         r.steps_.map((s) => s[k]),

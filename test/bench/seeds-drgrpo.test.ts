@@ -7,7 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { separation } from "../../bench/seeds/lib/openrs-metrics.js";
-import { armSizes } from "../../bench/seeds/lib/openrs-settings.js";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { armSizes, runArm } from "../../bench/seeds/lib/openrs-settings.js";
 import { armRecipe } from "../../bench/seeds/lib/openrs-job.js";
 import drgrpo from "../../bench/seeds/drgrpo.js";
 
@@ -24,7 +27,7 @@ describe("separation", () => {
 });
 
 describe("the drgrpo arms", () => {
-  const base = { seed: 1, start: "/s", dir: "/d", beta: 0, lr: 1e-4, ...armSizes(false) };
+  const base = { seed: 1, task: "countdown" as const, start: "/s", dir: "/d", beta: 0, lr: 1e-4, ...armSizes(false) };
   const g = armRecipe({ ...base, arm: "grpo", preset: "grpo" });
   const d = armRecipe({ ...base, arm: "drGrpo", preset: "drGrpo" });
   it("GRPO: z-score advantages, per-sequence token mean; Dr. GRPO: mean-only, constant normaliser; both β 0", () => {
@@ -35,9 +38,10 @@ describe("the drgrpo arms", () => {
     expect(d.algorithm.loss.aggregation).toBe("constantNorm");
     expect(d.algorithm.kl).toEqual(g.algorithm.kl); // Dr. GRPO's "no KL" is β 0: no reference model in either arm
   });
-  it("the same task, start, sizes, sampler and evaluation (plain correctness: no length term)", () => {
+  it("the same task (countdown), start, sizes, sampler and evaluation", () => {
     expect(g.task).toEqual(d.task);
-    expect(g.task.options).toEqual({ showWork: true, workShare: 0.5 });
+    expect(g.task.name).toBe("countdown");
+    expect(g.train.maxCompletionTokens).toBe(24);
     expect(g.train).toEqual(d.train);
     expect(g.model).toEqual(d.model);
     expect(g.sampler).toEqual(d.sampler);
@@ -46,5 +50,38 @@ describe("the drgrpo arms", () => {
   });
   it("is a SeedSystem named drgrpo", () => {
     expect(drgrpo.name).toBe("drgrpo");
+  });
+});
+
+describe("runArm", () => {
+  it("runs an arm once per process (read here from its result file), and report-only refuses a file of other settings", async () => {
+    const root = mkdtempSync(join(tmpdir(), "openrs-arms-"));
+    const start = join(root, "start", "model");
+    const spec = {
+      arm: "grpo" as const,
+      seed: 0,
+      task: "countdown" as const,
+      start,
+      preset: "grpo" as const,
+      beta: 0,
+      lr: 1e-4,
+      ...armSizes(true),
+    };
+    const dir = join(root, "work", "grpo-0");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "arm.json"), JSON.stringify({ ...spec, dir, marker: 42 }));
+    process.env.BENCH_SEEDS_REPORT_ONLY = "1";
+    try {
+      const a = runArm(spec, join(root, "work"));
+      expect(runArm({ ...spec }, join(root, "work"))).toBe(a);
+      expect(((await a) as unknown as { marker: number }).marker).toBe(42);
+      // a different lr is another arm: the file there was made with other settings, so report-only refuses it
+      await expect(runArm({ ...spec, lr: 2e-4 }, join(root, "work"))).rejects.toThrow(
+        /arm\.json was made with other settings \(lr\)/,
+      );
+      await expect(runArm({ ...spec, seed: 1 }, join(root, "work"))).rejects.toThrow(/ENOENT.*grpo-1/);
+    } finally {
+      delete process.env.BENCH_SEEDS_REPORT_ONLY;
+    }
   });
 });

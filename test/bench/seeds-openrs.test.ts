@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { join, resolve } from "node:path";
 import { growth, peakOf, peakReport, sparkline, windowMean } from "../../bench/seeds/lib/openrs-metrics.js";
-import { armSizes, startDir } from "../../bench/seeds/lib/openrs-settings.js";
+import { DRGRPO_START, OPENRS_START, armSizes, startDir, taskOf } from "../../bench/seeds/lib/openrs-settings.js";
 import { armRecipe } from "../../bench/seeds/lib/openrs-job.js";
 import openrs from "../../bench/seeds/openrs.js";
 import { loadRecipe } from "../../src/trainer/recipe.js";
@@ -58,6 +58,7 @@ describe("peak and keep-best", () => {
 describe("the openrs arms", () => {
   const base = {
     seed: 3,
+    task: "arithmetic" as const,
     start: join(ROOT, "assets", "demo-start"),
     dir: "/tmp/x",
     preset: "grpo" as const,
@@ -73,10 +74,10 @@ describe("the openrs arms", () => {
     expect(c.eval).toMatchObject({ every: 10, temperature: 0, atStart: true, examples: 100 });
     expect(c.algorithm.kl.beta).toBe(0.04);
     expect(c.algorithm.advantage.type).toBe("zScore");
-    expect(c.train).toMatchObject({ steps: 80, promptsPerStep: 8, groupSize: 8, maxCompletionTokens: 40, lr: 1e-4 });
+    expect(c.train).toMatchObject({ steps: 60, promptsPerStep: 8, groupSize: 8, maxCompletionTokens: 40, lr: 1e-4 });
   });
   it("the plain arm is the same run with plain correctness", () => {
-    const c = armRecipe({ ...base, arm: "plain" });
+    const c = armRecipe({ ...base, arm: "grpo" });
     const p = armRecipe({ ...base, arm: "cosine", cosineMaxLen: 40 });
     expect(c.task.options).toEqual({ showWork: true, workShare: 0.5 });
     expect({ ...c, name: "", task: null }).toEqual({ ...p, name: "", task: null });
@@ -84,11 +85,20 @@ describe("the openrs arms", () => {
   it("the smoke sizes are tiny", () => {
     expect(armSizes(true).steps).toBeLessThanOrEqual(3);
   });
-  it("the shared start is cached next to the work folder, keyed apart for smoke runs", () => {
+  it("a start is cached next to the work folders, keyed by its settings, apart for smoke runs", () => {
     const w = join("/r", "bench-seeds", "openrs");
-    expect(startDir(w, false)).toMatch(/^\/r\/bench-seeds\/openrs-start\/[0-9a-f]{10}$/);
-    expect(startDir(w, true)).not.toBe(startDir(w, false));
+    expect(startDir(w, false, OPENRS_START)).toMatch(/^\/r\/bench-seeds\/openrs-start\/[0-9a-f]{10}$/);
+    expect(startDir(w, true, OPENRS_START)).not.toBe(startDir(w, false, OPENRS_START));
+    expect(startDir(w, false, DRGRPO_START)).not.toBe(startDir(w, false, OPENRS_START));
     expect(startDir(join("/r", "bench-seeds", "drgrpo"), false)).toBe(startDir(w, false));
+  });
+  it("arms take bench:learn's task settings: arithmetic with working in half the gold, 40 tokens", () => {
+    expect(taskOf("arithmetic")).toEqual({
+      options: { showWork: true, workShare: 0.5 },
+      trainExamples: 7000,
+      maxTokens: 40,
+    });
+    expect(taskOf("countdown").maxTokens).toBe(24);
   });
   it("is a SeedSystem named openrs", () => {
     expect(openrs.name).toBe("openrs");

@@ -15,25 +15,26 @@ import { jsonlReporter } from "../../../src/trainer/reporters.js";
 import { RunDir } from "../../../src/trainer/run-dir.js";
 import { loadModel } from "../../../src/models/checkpoint.js";
 import { evaluate } from "../../../src/trainer/evaluate.js";
-import { MAX_TOKENS, TASK_OPTIONS, type ArmResult, type ArmSpec } from "./openrs-settings.js";
+import { taskOf, type ArmResult, type ArmSpec } from "./openrs-settings.js";
 
 /** The arm's recipe: the preset's algorithm, the arm's rewards, greedy evaluation every `evalEvery`, keep-best on. */
 export function armRecipe(spec: ArmSpec) {
-  const options = { ...TASK_OPTIONS, ...(spec.cosineMaxLen ? { cosineMaxLen: spec.cosineMaxLen } : {}) };
+  const t = taskOf(spec.task);
+  const options = { ...t.options, ...(spec.cosineMaxLen ? { cosineMaxLen: spec.cosineMaxLen } : {}) };
   return resolveConfig({
     name: spec.arm,
     outDir: spec.dir,
     seed: spec.seed,
     preset: spec.preset,
     model: { type: "checkpoint", path: spec.start },
-    task: { name: "arithmetic", options, trainExamples: 7000, testExamples: spec.evalExamples },
+    task: { name: spec.task, options, trainExamples: t.trainExamples, testExamples: spec.evalExamples },
     ...(spec.preset === "grpo" ? { algorithm: { kl: { beta: spec.beta } } } : {}),
     sampler: { type: "builtin", temperature: 1 },
     train: {
       steps: spec.steps,
       promptsPerStep: spec.promptsPerStep,
       groupSize: spec.groupSize,
-      maxCompletionTokens: MAX_TOKENS,
+      maxCompletionTokens: t.maxTokens,
       lr: spec.lr,
       microBatchSize: 64,
     },
@@ -43,17 +44,18 @@ export function armRecipe(spec: ArmSpec) {
   });
 }
 
-/** Greedy pass@1 of a saved model on the first `n` questions of the `final` held-out half (plain correctness). */
-async function finalPass(modelDir: string, n: number, seed: number): Promise<number> {
+/** Greedy pass@1 of a saved model on the first `finalExamples` questions of the `final` held-out half (plain correctness). */
+async function finalPass(spec: ArmSpec, modelDir: string): Promise<number> {
   const { model, tokenizer } = loadModel(modelDir);
-  const task = getTask("arithmetic", TASK_OPTIONS);
-  const res = await evaluate(model, tokenizer, task, heldOutExamples(task, "final", n), {
+  const t = taskOf(spec.task);
+  const task = getTask(spec.task, t.options);
+  const res = await evaluate(model, tokenizer, task, heldOutExamples(task, "final", spec.finalExamples), {
     temperature: 0,
     k: [1],
-    maxNewTokens: MAX_TOKENS,
-    seed,
+    maxNewTokens: t.maxTokens,
+    seed: spec.seed,
   });
-  return res.metrics["eval/arithmetic/pass@1"]!;
+  return res.metrics[`eval/${spec.task}/pass@1`]!;
 }
 
 const orNull = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : x);
@@ -71,12 +73,12 @@ async function runArm(spec: ArmSpec): Promise<ArmResult> {
     wrongLen: orNull(m["length/wrongMean"]),
     len: m["length/mean"] ?? NaN,
   }));
-  const evals = run.evals().map((e) => ({ step: e.step, pass: e["eval/arithmetic/pass@1"] ?? NaN }));
+  const evals = run.evals().map((e) => ({ step: e.step, pass: e[`eval/${spec.task}/pass@1`] ?? NaN }));
   const ck = join(res.runDir, "checkpoints");
   const final = {
-    start: await finalPass(join(ck, "start"), spec.finalExamples, spec.seed),
-    best: res.best ? await finalPass(join(ck, "best"), spec.finalExamples, spec.seed) : NaN,
-    last: await finalPass(join(ck, `step-${res.step}`), spec.finalExamples, spec.seed),
+    start: await finalPass(spec, join(ck, "start")),
+    best: res.best ? await finalPass(spec, join(ck, "best")) : NaN,
+    last: await finalPass(spec, join(ck, `step-${res.step}`)),
   };
   return { ...spec, steps_, evals, best: res.best, final, trainSeconds };
 }

@@ -1,73 +1,113 @@
 /**
- * Settings shared by the `openrs` and `drgrpo` seed systems (bench/seeds/openrs.ts, drgrpo.ts): the one SFT start
- * both RL comparisons begin from, the RL arm's job record, and the sizes (full and smoke).
+ * Settings shared by the `openrs` and `drgrpo` seed systems (bench/seeds/openrs.ts, drgrpo.ts): each system's one
+ * SFT start, the RL arm's job record, and the sizes (full and smoke).
  *
- * The start is bench:learn's arithmetic SFT job (bench/learn-job.ts, kind "sft": the small char-level GPT trained on
- * gold completions of which half show the working, `11-6=5,5+9=14 \boxed{14}`, and half only the box), cut short at
- * START_SFT_STEPS so that about a third of answers are right and both answer forms (short and long) are in use.
+ * A start is bench:learn's SFT job (bench/learn-job.ts, kind "sft", the small char-level GPT trained on the task's
+ * gold completions, evaluated at every decoding) for one task and seed:
+ * - openrs: arithmetic with the working shown in half of the gold (`11-6=5,5+9=14 \boxed{14}` or `\boxed{14}`),
+ *   cut short at 1,500 steps so that both answer forms, short and long, are in use;
+ * - drgrpo: countdown (`\boxed{(25-3)*4}`; a wrong expression can grow to the token budget), bench:learn's own
+ *   countdown start (2,000 steps, seed 100), so its cache folder there can serve it (BENCH_DRGRPO_START).
  * Departure from the papers: Open-RS and Dr. GRPO start from pretrained 1.5B models; at our scale a model knows
- * nothing before SFT, so this short SFT run stands in for the pretrained base and the RL recipes add no SFT of
- * their own. One start (seed START_SEED) serves every reported seed, which varies the RL run only (sampling and
- * batch order): the spread over seeds is the RL noise from one start, not the start-to-start spread.
+ * nothing before SFT, so this SFT run stands in for the pretrained base and the RL recipes add no SFT of their own.
+ * One start serves every reported seed, which varies the RL run only (sampling and batch order): the spread over
+ * seeds is the RL noise from one start, not the start-to-start spread.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sourceHash } from "../../harness/source-hash.js";
 import { runChildJob } from "../../harness/child-job.js";
-import type { JobResult, JobSpec } from "../../learn-settings.js";
+import { TASKS, type JobResult, type JobSpec } from "../../learn-settings.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..", "..");
-/** SFT steps of the start (bench:learn's arithmetic start takes 4,000; 2,000 gave 31-38% pass@1 there). */
-export const START_SFT_STEPS = 1500;
-/** The start's seed (its init and SFT order), fixed: the reported seeds vary the RL runs from it. */
-export const START_SEED = 0;
 /** Computed once per process, so every system of one bench:seeds run keys its start by the same source. */
 const SOURCE = sourceHash(ROOT);
 
-/** The arithmetic task's options of both systems (bench:learn's): working shown in half of the gold completions. */
-export const TASK_OPTIONS = { showWork: true, workShare: 0.5 } as const;
-/** Completion budget (bench:learn's arithmetic); the longest gold is about 30 characters. */
-export const MAX_TOKENS = 40;
+/** One system's start: bench:learn's SFT job for `task` and `seed`, with `sftSteps` steps. */
+export interface StartSpec {
+  task: "arithmetic" | "countdown";
+  seed: number;
+  sftSteps: number;
+  /** The environment variable naming a finished start folder to use instead (its `model/` and `sft.json`). */
+  overrideEnv: string;
+}
+
+/** openrs's start (bench:learn's arithmetic start takes 4,000 steps; 2,000 gave 31-38% pass@1 there). */
+export const OPENRS_START: StartSpec = {
+  task: "arithmetic",
+  seed: 0,
+  sftSteps: 1500,
+  overrideEnv: "BENCH_OPENRS_START",
+};
+/** drgrpo's start: exactly bench:learn's countdown start of seed 100. */
+export const DRGRPO_START: StartSpec = {
+  task: "countdown",
+  seed: 100,
+  sftSteps: 2000,
+  overrideEnv: "BENCH_DRGRPO_START",
+};
+
+/** The task of an arm: bench:learn's options, train size and token budget for it. */
+export function taskOf(task: StartSpec["task"]): {
+  options: Record<string, unknown>;
+  trainExamples: number;
+  maxTokens: number;
+} {
+  const t = TASKS[task]!;
+  return { options: t.options, trainExamples: t.trainExamples, maxTokens: t.maxTokens };
+}
 
 /**
- * Where the shared start lives: `runs/bench-seeds/openrs-start/<key>` (next to both systems' work folders, so a
- * `bench:seeds openrs drgrpo` run trains it once), keyed by its settings and the source hash.
+ * Where a start lives: `runs/bench-seeds/openrs-start/<key>` (next to the systems' work folders), keyed by its
+ * settings and the source hash.
  */
-export function startDir(workDir: string, smoke: boolean): string {
+export function startDir(workDir: string, smoke: boolean, start: StartSpec = OPENRS_START): string {
   const settings = JSON.stringify({
-    START_SFT_STEPS,
-    START_SEED,
-    TASK_OPTIONS,
+    task: start.task,
+    seed: start.seed,
+    sftSteps: start.sftSteps,
     smoke,
-    job: "learn-job sft arithmetic",
+    job: "learn-job sft",
   });
   const key = createHash("sha256").update(settings).update(SOURCE).digest("hex").slice(0, 10);
   return join(workDir, "..", "openrs-start", key);
 }
 
-/** Trains the start unless cached (bench/learn-job.ts writes `<dir>/model` and skips training when it exists). */
-export async function ensureStart(workDir: string, smoke: boolean): Promise<JobResult> {
-  const dir = startDir(workDir, smoke);
+/**
+ * Trains the start unless cached (bench/learn-job.ts writes `<dir>/model` and skips training when it exists).
+ * The start's `overrideEnv` (e.g. BENCH_OPENRS_START=<folder>) uses that finished start whatever the source hash
+ * says: for a measurement whose start an earlier checkout trained; the run's log names the folder.
+ */
+export async function ensureStart(
+  workDir: string,
+  smoke: boolean,
+  start: StartSpec = OPENRS_START,
+): Promise<JobResult> {
+  const given = process.env[start.overrideEnv];
+  if (given) return JSON.parse(readFileSync(join(resolve(given), "sft.json"), "utf8")) as JobResult;
+  const dir = startDir(workDir, smoke, start);
   mkdirSync(dir, { recursive: true });
-  const spec: JobSpec = { kind: "sft", task: "arithmetic", seed: START_SEED, dir, split: "final" };
+  const spec: JobSpec = { kind: "sft", task: start.task, seed: start.seed, dir, split: "final" };
   if (reportOnly()) return JSON.parse(readFileSync(join(dir, "sft.json"), "utf8")) as JobResult;
   // learn-settings reads these in the child: the start's SFT steps, and the smoke sizes
-  const env: Record<string, string> = { BENCH_LEARN_SFT_STEPS: String(START_SFT_STEPS) };
+  const env: Record<string, string> = { BENCH_LEARN_SFT_STEPS: String(start.sftSteps) };
   if (smoke) env.BENCH_LEARN_SMOKE = "1";
-  return runChildJob<JobResult>("bench/learn-job.ts", spec, join(dir, "sft.json"), "openrs start (SFT)", env);
+  return runChildJob<JobResult>("bench/learn-job.ts", spec, join(dir, "sft.json"), `${start.task} start (SFT)`, env);
 }
 
 /** The RL arm one job runs (bench/seeds/lib/openrs-job.ts). */
 export interface ArmSpec {
-  /** `openrs`: `cosine` (Open-RS) or `plain` (the same run, plain correctness); `drgrpo`: `grpo` or `drGrpo`. */
-  arm: "cosine" | "plain" | "grpo" | "drGrpo";
+  /** `cosine` (Open-RS), `grpo` (the same run with plain correctness; both systems' baseline) or `drGrpo`. */
+  arm: "cosine" | "grpo" | "drGrpo";
   seed: number;
+  /** The task (bench:learn's options, train size and token budget: `taskOf`). */
+  task: StartSpec["task"];
   /** The start model folder and this arm's work folder. */
   start: string;
   dir: string;
   preset: "grpo" | "drGrpo";
-  /** KL coefficient (GRPO preset only; Dr. GRPO has none). */
+  /** KL coefficient (GRPO preset only; Dr. GRPO has none). Both systems use 0, so their GRPO arms are one run. */
   beta: number;
   /** `cosine-length` with progress 1 at this many tokens; absent: plain correctness. */
   cosineMaxLen?: number;
@@ -99,7 +139,7 @@ export interface ArmResult extends ArmSpec {
 export function armSizes(smoke: boolean) {
   return smoke
     ? { steps: 3, promptsPerStep: 2, groupSize: 4, evalEvery: 1, evalExamples: 10, finalExamples: 10 }
-    : { steps: 80, promptsPerStep: 8, groupSize: 8, evalEvery: 10, evalExamples: 100, finalExamples: 200 };
+    : { steps: 60, promptsPerStep: 8, groupSize: 8, evalEvery: 10, evalExamples: 100, finalExamples: 200 };
 }
 
 /**
@@ -117,16 +157,32 @@ export function parallelJobs(): number {
   return Math.floor(n);
 }
 
-/** Runs one arm in its own process (bench/seeds/lib/openrs-job.ts); its folder is `<workDir>/<arm>-<seed>`. */
+/** Arms already started in this process, by their spec: asking twice for one arm runs it once. */
+const started = new Map<string, Promise<ArmResult>>();
+
+/** Runs one arm in its own process (bench/seeds/lib/openrs-job.ts), in `<workDir>/<arm>-<seed>`. */
 export function runArm(spec: Omit<ArmSpec, "dir">, workDir: string): Promise<ArmResult> {
   const dir = join(workDir, `${spec.arm}-${spec.seed}`);
-  mkdirSync(dir, { recursive: true });
   const full: ArmSpec = { ...spec, dir };
-  if (reportOnly()) return Promise.resolve(JSON.parse(readFileSync(join(dir, "arm.json"), "utf8")) as ArmResult);
-  return runChildJob<ArmResult>(
-    "bench/seeds/lib/openrs-job.ts",
-    full,
-    join(dir, "arm.json"),
-    `${spec.arm} seed ${spec.seed}`,
+  const key = JSON.stringify(full);
+  const known = started.get(key);
+  if (known) return known;
+  mkdirSync(dir, { recursive: true });
+  const label = `${spec.arm} seed ${spec.seed}`;
+  const p = reportOnly()
+    ? Promise.resolve().then(() => readArm(full))
+    : runChildJob<ArmResult>("bench/seeds/lib/openrs-job.ts", full, join(dir, "arm.json"), label);
+  started.set(key, p);
+  return p;
+}
+
+/** The result file of an arm already run (report-only); one made with other settings is an error naming them. */
+function readArm(spec: ArmSpec): ArmResult {
+  const path = join(spec.dir, "arm.json");
+  const r = JSON.parse(readFileSync(path, "utf8")) as ArmResult;
+  const differ = (Object.keys(spec) as (keyof ArmSpec)[]).filter(
+    (k) => JSON.stringify(r[k]) !== JSON.stringify(spec[k]),
   );
+  if (differ.length > 0) throw new Error(`${path} was made with other settings (${differ.join(", ")}); run the bench`);
+  return r;
 }
