@@ -19,7 +19,7 @@
  * the question's accuracy counts only its fresh rollouts (G − 1 of them in a mixed group); the buffer's state is
  * saved in each checkpoint (`TrainerState.replay`), so a resumed run replays what an uninterrupted one would.
  */
-import { noGrad, type Tensor } from "../engine/index.js";
+import { noGrad } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Rng } from "../util/index.js";
 import { ReplayBuffer, type ReplayRollout, type ReplayState, type AlgorithmConfig } from "../algorithms/index.js";
@@ -86,7 +86,7 @@ export function replayedRollout(s: StoredRollout, groupId: string, index: number
 export function meanTokenEntropy(model: Transformer, s: StoredRollout, padId: number, temperature: number): number {
   return noGrad(() => {
     const p = packRollouts([replayedRollout(s, "entropy", 0)], padId);
-    const { logits } = gridLogprobs(model, p, temperature) as { logits: Tensor }; // logits: (1, T, V)
+    const { logits } = gridLogprobs(model, p, temperature); // logits: (1, T, V)
     const ent = entropyGrid(logits, p.mask, temperature);
     let sum = 0;
     let n = 0;
@@ -138,8 +138,12 @@ export class LoopReplay {
     }
   }
 
-  /** Appends each picked answer to its question's group (`groups[i]` holds the G − 1 fresh rows of pick i). */
+  /**
+   * Appends each picked answer to its question's group (`groups[i]` holds the G − 1 fresh rows of pick i); a later
+   * generation batch of the same step (zero-std `resample`) has no replay groups and passes none.
+   */
   attach(groups: readonly RolloutGroup[]): void {
+    if (groups.length === 0) return;
     if (groups.length !== this.picks.length)
       throw new Error(`replay: ${groups.length} replay groups for ${this.picks.length} picked questions`);
     groups.forEach((g, i) => {

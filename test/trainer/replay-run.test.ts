@@ -44,12 +44,12 @@ function recipe(name: string, outDir: string, replay: object = {}, steps = 5) {
   });
 }
 
-async function run(config: ReturnType<typeof recipe>, stopAfter?: number) {
+async function run(config: ReturnType<typeof recipe>, stopAfter?: number, transform = scripted) {
   const dir = new RunDir(join(config.outDir, config.name));
   await train(config, {
     reporters: [jsonlReporter(dir)],
     warn: () => {},
-    transformGroups: scripted,
+    transformGroups: transform,
     ...(stopAfter ? { stopAfter } : {}),
   });
   return dir.metrics();
@@ -99,6 +99,19 @@ describe("ExGRPO replay in a run", () => {
     await expect(run(recipe("split", out, {}, 6))).rejects.toThrow(/behaviorLogprobs\) are missing/);
   });
 
+  it("runs with zero-std resampling (a step's later generation batches are all fresh)", async () => {
+    const config = recipe("resample", mkdtempSync(join(tmpdir(), "rlvr-replay-")));
+    const resample = { ...config.algorithm, zeroStd: { policy: "resample" as const, maxGenBatches: 3 } };
+    // Step 4 (replay on): the first fresh group is all correct, so that step generates a second batch.
+    const solvedAt4 = (groups: RolloutGroup[], step: number) => {
+      scripted(groups, step);
+      if (step === 4) scripted([groups[0]!], 2);
+    };
+    const m = await run({ ...config, algorithm: resample }, undefined, solvedAt4);
+    expect(m).toHaveLength(5);
+    expect(m[3]!["dynamic/genBatches"]).toBeGreaterThan(1);
+    expect(m[3]!["replay/frac"]).toBe(0.5);
+  });
   it.each([
     ["ratio", { ratio: 0.25 }],
     ["startPassRate", { startPassRate: 0.3 }],
