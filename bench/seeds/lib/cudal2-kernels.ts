@@ -2,7 +2,7 @@
  * The kernels the CUDA-L2 bench's SFT start is taught (bench/seeds/cudal2.ts). The task's own gold is the naive
  * kernel only, which teaches the format and no speed; a char-level model of ~1M parameters cannot invent a faster
  * loop nest, so at our scale RL can only move probability between kernels the start already writes. The start is
- * therefore trained on a mixture: mostly the naive kernel, some honest faster kernels (loop order i-k-j with a
+ * therefore trained on a mixture: the naive kernel (the largest share), honest faster kernels (loop order i-k-j with a
  * float64 row accumulator; 1×4 register blocking) and some broken ones (no write of C; a wrong index), so that the
  * start's mean speed-up is near 1 and its gate-pass rate below 1. Every kernel is written compactly (no
  * indentation) to keep completions short for a char-level model; the correct ones pass every gate of the kernel
@@ -81,9 +81,9 @@ C[i * n + j] = s;
 
 /** The SFT mixture: shares sum to 1. */
 export const TAUGHT: readonly TaughtKernel[] = [
-  { name: "naive", source: NAIVE, correct: true, share: 0.55 },
+  { name: "naive", source: NAIVE, correct: true, share: 0.4 },
   { name: "ikj", source: IKJ, correct: true, share: 0.1 },
-  { name: "blocked", source: BLOCKED, correct: true, share: 0.1 },
+  { name: "blocked", source: BLOCKED, correct: true, share: 0.25 },
   { name: "no-clear", source: NO_CLEAR, correct: false, share: 0.15 },
   { name: "wrong-stride", source: WRONG_STRIDE, correct: false, share: 0.1 },
 ];

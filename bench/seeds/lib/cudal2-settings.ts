@@ -16,7 +16,7 @@ export function CUDAL2(smoke: boolean) {
     evalSamples: smoke ? 2 : 2,
     sft: smoke
       ? { examples: 40, steps: 5, batchSize: 4, lr: 2e-3 }
-      : { examples: 400, steps: 250, batchSize: 16, lr: 2e-3 },
+      : { examples: 400, steps: 600, batchSize: 8, lr: 2e-3 },
     /**
      * The RL arms' size. `shapes`: distinct training shapes (the first of the start's), few, so that every (kernel,
      * shape) pair is timed once and then served by the reward's memo (64 entries): one timing takes 3 s on a quiet
@@ -24,7 +24,7 @@ export function CUDAL2(smoke: boolean) {
      */
     rl: smoke
       ? { shapes: 2, steps: 2, promptsPerStep: 2, groupSize: 2 }
-      : { shapes: 4, steps: 15, promptsPerStep: 2, groupSize: 8 },
+      : { shapes: 4, steps: 20, promptsPerStep: 2, groupSize: 8 },
   };
 }
 
