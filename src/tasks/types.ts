@@ -16,8 +16,16 @@ export interface Example<Gold = unknown> {
   gold: Gold;
   /** A completion that earns full reward, for SFT warm start and the gold test. */
   goldCompletion: string;
+  /** A multi-turn gold cut into model turns and inserted tool/environment text (joins to `goldCompletion`). */
+  goldSegments?: GoldSegment[];
   /** Images of the prompt's `<image>` placeholders, in order (vision tasks: docs/vision.md). */
   images?: RgbImage[];
+}
+
+/** One span of a multi-turn gold completion: a model turn (SFT trains it) or inserted text (SFT masks it). */
+export interface GoldSegment {
+  kind: "model" | "inserted";
+  text: string;
 }
 
 /** A reward term of a task: a registered reward, its weight and options. */
