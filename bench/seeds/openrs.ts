@@ -5,7 +5,7 @@
  * correctness, plain correctness stays at weight 0 for pass@1) and `grpo` (the same run with plain correctness,
  * also the baseline arm of drgrpo: one run serves both).
  *
- * Figures: the mean token length of correct and of wrong completions over the last LEN_WINDOW steps, cosine against
+ * Figures: the mean token length of correct and of wrong completions over the last OPENRS_WINDOW steps, cosine against
  * plain (`correct_len_cut` = plain − cosine, positive when the cosine reward shortens correct answers; `_min` over
  * seeds), and the card's caution: the peak step of held-out greedy pass@1 against the last step (`peak_step`,
  * `drop_after_peak`), whether keep-best kept the peak (`keepbest_is_peak`, share of seeds) and what the peak and
@@ -31,6 +31,12 @@ import { join } from "node:path";
 /** Steps averaged for the end-of-run lengths (and the start-of-run ones). */
 export const LEN_WINDOW = 15;
 /**
+ * openrs's arms take 40 steps (drgrpo's 60), lengths over the last 10: the budget left after its start had trained on
+ * the shared machine; Open-RS's own peak came within 50-100 steps of a far larger batch.
+ */
+export const OPENRS_STEPS = 40;
+const OPENRS_WINDOW = 10;
+/**
  * RL settings of both arms: the grpo preset at lr 1e-4, where bench:learn's countdown runs moved fastest
  * (docs/training.md), with β 0 (no reference model: cheaper, and the same GRPO run as drgrpo's baseline arm); not
  * tuned further (docs/seed-systems/openrs.md says what the budget allowed).
@@ -42,8 +48,8 @@ const pts = (x: number) => (x * 100).toFixed(1);
 async function run(ctx: SeedContext): Promise<void> {
   const start = await ensureStart(ctx.workDir, ctx.smoke, OPENRS_START);
   ctx.log(`start: ${join(start.dir, "model")}; held-out pass@1 ${JSON.stringify(start.pass)}`);
-  const sizes = armSizes(ctx.smoke);
-  const w = ctx.smoke ? 1 : LEN_WINDOW;
+  const sizes = ctx.smoke ? armSizes(true) : { ...armSizes(false), steps: OPENRS_STEPS };
+  const w = ctx.smoke ? 1 : OPENRS_WINDOW;
   const jobs = ctx.seeds.flatMap((seed) =>
     (["cosine", "grpo"] as const).map(
       (arm) => () =>
