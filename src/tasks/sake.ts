@@ -12,7 +12,9 @@
  * The reward is `kg-answer` (format of the three turns + exact match) with its presets 0.3/0.7 (`sake3b`) and
  * 0.2/0.8 (`sake7b`); `em` (weight 0) is logged and decides pass@k. Held-out questions are about drugs never asked
  * about in training (`entitySplit`). Gold trajectories (for the SFT warm start) are the full transcripts, tool
- * output included, built by the same tool functions the environment calls. Answers are balanced yes/no.
+ * output included, built by the same tool functions the environment calls; `goldSegments` cuts them into the three
+ * model turns and the two inserted tool answers, so SFT trains the turns and masks the tool output (the policy never
+ * has to produce it). Answers are balanced yes/no.
  */
 import { z } from "zod";
 import { ConfigError } from "../util/errors.js";
@@ -20,7 +22,7 @@ import { Rng } from "../util/rng.js";
 import type { KgGold } from "../rewards/kg-answer.js";
 import { defineTask } from "./define-task.js";
 import type { TaskDefinition } from "./registry.js";
-import type { Example, Task } from "./types.js";
+import type { Example, GoldSegment, Task } from "./types.js";
 import {
   buildGraph,
   entitySplit,
@@ -81,31 +83,43 @@ function toExample(graph: KnowledgeGraph, q: SakeQuestion, id: string, rng: Rng,
   };
   const x = nameOf(q.drug);
   const y = nameOf(q.disease);
+  const goldSegments = goldSegmentsOf(graph, x, y, q);
   return {
     id,
     prompt: `Q: does ${x} ${VERB[q.rel]} ${y}?\n`,
     gold: { answers: [q.yes ? "yes" : "no"] },
-    goldCompletion: goldTrajectory(graph, x, y, q),
+    goldCompletion: goldSegments.map((s) => s.text).join(""),
+    goldSegments,
   };
 }
 
 /** The full gold transcript: three model turns with the two tools' exact answers between them. */
 export function goldTrajectory(graph: KnowledgeGraph, x: string, y: string, q: SakeQuestion): string {
+  return goldSegmentsOf(graph, x, y, q)
+    .map((s) => s.text)
+    .join("");
+}
+
+/** The gold transcript as segments: model turns (trained by SFT) and the tools' answers (inserted, masked). */
+export function goldSegmentsOf(graph: KnowledgeGraph, x: string, y: string, q: SakeQuestion): GoldSegment[] {
   const gx = similarGroup(graph, q.drug);
   const gy = similarGroup(graph, q.disease);
   const links = linkingTriplets(graph, [gx, gy]);
   const evidence = links.find((t) => t.rel === (q.rel as Relation));
   const think = evidence ? `${evidence.head} ${evidence.rel} ${evidence.tail}` : `no ${q.rel} link`;
   return [
-    `<entities>${x}; ${y}</entities>`,
-    renderGroups([
-      { entity: x, members: gx },
-      { entity: y, members: gy },
-    ]),
-    `<groups>${x}; ${y}</groups>`,
-    renderTriplets(links),
-    `<think>${think}</think>\n<answer>${q.yes ? "yes" : "no"}</answer>`,
-  ].join("");
+    { kind: "model", text: `<entities>${x}; ${y}</entities>` },
+    {
+      kind: "inserted",
+      text: renderGroups([
+        { entity: x, members: gx },
+        { entity: y, members: gy },
+      ]),
+    },
+    { kind: "model", text: `<groups>${x}; ${y}</groups>` },
+    { kind: "inserted", text: renderTriplets(links) },
+    { kind: "model", text: `<think>${think}</think>\n<answer>${q.yes ? "yes" : "no"}</answer>` },
+  ];
 }
 
 const sake = defineTask<KgGold, SakeOptions>({

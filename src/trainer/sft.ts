@@ -4,7 +4,14 @@
  * clipping, and a warm-up + cosine learning-rate schedule. Used by the SFT warm start and `npm run bench:sft`.
  *
  * Each sequence is [bos] + prompt + completion + [eos] (bos only when the tokenizer has one), right-padded within
- * a batch. The loss is the mean over completion tokens of the batch (eos included, so the model learns to stop).
+ * a batch. The loss is the mean over the trained completion tokens of the batch (eos included, so the model learns
+ * to stop).
+ *
+ * A multi-turn gold (`SftExample.segments`: model turns and inserted tool/environment text) is tokenized segment by
+ * segment, as the episode loop tokenizes an inserted answer on its own (src/rollout/episode.ts), and carries a
+ * per-token loss mask: model turns and eos are trained, inserted tokens are context only (mask 0, out of the loss
+ * and out of its normaliser), the same mask RL applies to them (docs/multi-turn.md). A masked-diffusion LM does not
+ * take segment golds (multi-turn needs an autoregressive model).
  */
 import { ConfigError, type Rng } from "../util/index.js";
 import type { RgbImage } from "../util/image.js";
@@ -22,6 +29,7 @@ import {
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { Transformer } from "../models/transformer.js";
 import { isDiffusionLM } from "../models/diffusion-lm.js";
+import type { GoldSegment } from "../tasks/types.js";
 import { diffusionSftLoss } from "./diffusion-step.js";
 
 /** One supervised example. */
@@ -30,6 +38,11 @@ export interface SftExample {
   completion: string;
   /** Images of the prompt's `<image>` placeholders (a vision-language policy). */
   images?: RgbImage[];
+  /**
+   * The completion as model turns and inserted text (their texts must join to `completion`): each is tokenized on
+   * its own and only model turns are trained. Absent: the whole completion is one trained model turn.
+   */
+  segments?: readonly GoldSegment[];
 }
 
 /** Options of `trainSft`. */
@@ -66,65 +79,105 @@ export interface SftStepMetrics {
   lr: number;
   /** Global gradient norm before clipping. */
   gradNorm: number;
-  /** Completion tokens that carried loss. */
+  /** Completion tokens that carried loss (inserted tokens excluded). */
   tokens: number;
   /** Input positions processed, padding included (B * T). */
   positions: number;
 }
 
-/** A right-padded batch: ids (B*T), next-token targets (B*T) with -100 where no loss is taken. */
+/**
+ * A right-padded batch: ids (B*T), next-token targets (B*T; -100 on prompt and padding positions) and the loss
+ * mask (B*T; 1 where the target is trained, 0 on prompt, padding and inserted tokens).
+ */
 export interface SftBatch {
   ids: Int32Array;
   targets: Int32Array;
+  lossMask: Uint8Array;
   batch: number;
   seqLen: number;
-  /** Number of targets that are not ignored. */
+  /** Number of trained targets (the loss's normaliser). */
   tokens: number;
   /** Per row, the images of its placeholders (absent for text). */
   images?: (RgbImage[] | undefined)[];
 }
 
-/** An example as token ids: the full sequence and where the completion starts. */
+/** An example as token ids: the full sequence, where the completion starts, and its loss mask. */
 export interface EncodedExample {
   ids: number[];
   /** Index in `ids` of the first completion token. */
   completionStart: number;
+  /** Per completion token (`ids.slice(completionStart)`): 1 trained, 0 inserted. Absent: all trained. */
+  lossMask?: number[];
   images?: RgbImage[];
 }
 
 const IGNORE = -100;
 
-/** Tokenizes one example as [bos] + prompt + completion + eos. */
+/** Tokenizes one example as [bos] + prompt + completion + eos (a segment gold: segment by segment, with its mask). */
 export function encodeExample(tokenizer: Tokenizer, ex: SftExample): EncodedExample {
   const head = [...(tokenizer.bosId !== null ? [tokenizer.bosId] : []), ...tokenizer.encode(ex.prompt)];
-  const ids = [...head, ...tokenizer.encode(ex.completion), tokenizer.eosId];
-  return { ids, completionStart: head.length, ...(ex.images ? { images: ex.images } : {}) };
+  const images = ex.images ? { images: ex.images } : {};
+  if (!ex.segments) {
+    const ids = [...head, ...tokenizer.encode(ex.completion), tokenizer.eosId];
+    return { ids, completionStart: head.length, ...images };
+  }
+  const joined = ex.segments.map((s) => s.text).join("");
+  if (joined !== ex.completion)
+    throw new ConfigError(
+      `sft: an example's segments join to ${JSON.stringify(joined.slice(0, 60))}..., not its completion ` +
+        `${JSON.stringify(ex.completion.slice(0, 60))}...; build both from the same turns`,
+    );
+  const ids = [...head];
+  const lossMask: number[] = [];
+  for (const s of ex.segments) {
+    if (s.kind !== "model" && s.kind !== "inserted")
+      throw new ConfigError(`sft: segment kind must be "model" or "inserted", got ${JSON.stringify(s.kind)}`);
+    const seg = tokenizer.encode(s.text);
+    ids.push(...seg);
+    for (let k = 0; k < seg.length; k++) lossMask.push(s.kind === "model" ? 1 : 0);
+  }
+  ids.push(tokenizer.eosId);
+  lossMask.push(1); // the model learns to stop
+  return { ids, completionStart: head.length, lossMask, ...images };
 }
 
-/** Packs encoded examples into one right-padded batch with loss only on completion tokens. */
+/** Packs encoded examples into one right-padded batch with loss only on trained completion tokens. */
 export function makeSftBatch(examples: readonly EncodedExample[], padId: number): SftBatch {
   const batch = examples.length;
   const seqLen = Math.max(...examples.map((e) => e.ids.length)) - 1; // inputs drop the last token
   const ids = new Int32Array(batch * seqLen).fill(padId);
   const targets = new Int32Array(batch * seqLen).fill(IGNORE);
+  const lossMask = new Uint8Array(batch * seqLen);
   let tokens = 0;
   examples.forEach((e, b) => {
+    if (e.lossMask && e.lossMask.length !== e.ids.length - e.completionStart)
+      throw new RangeError(
+        `makeSftBatch: row ${b} has ${e.lossMask.length} mask entries for ${e.ids.length - e.completionStart} completion tokens`,
+      );
     for (let t = 0; t < e.ids.length - 1; t++) {
       ids[b * seqLen + t] = e.ids[t]!;
       if (t + 1 >= e.completionStart) {
         targets[b * seqLen + t] = e.ids[t + 1]!; // position t predicts token t + 1
-        tokens++;
+        const m = e.lossMask ? e.lossMask[t + 1 - e.completionStart]! : 1;
+        lossMask[b * seqLen + t] = m;
+        tokens += m;
       }
     }
   });
   const images = examples.some((e) => e.images) ? { images: examples.map((e) => e.images) } : {};
-  return { ids, targets, batch, seqLen, tokens, ...images };
+  return { ids, targets, lossMask, batch, seqLen, tokens, ...images };
 }
 
-/** Mean completion-token cross-entropy of `model` on a batch (with the graph, for backward). */
+/** The targets the loss reads: `targets` with -100 wherever the loss mask is 0 (inserted tokens). */
+export function trainedTargets(b: SftBatch): Int32Array {
+  return b.targets.map((t, i) => (b.lossMask[i] === 1 ? t : IGNORE));
+}
+
+/** Mean cross-entropy over the trained tokens of a batch (with the graph, for backward). */
 export function sftLoss(model: Transformer, b: SftBatch): Tensor {
   const logits = model.forward(b.ids, b.batch, b.seqLen, b.images ? { images: b.images } : {}); // (B, T, V)
-  return crossEntropy(reshape(logits, [b.batch * b.seqLen, model.config.vocabSize]), b.targets, {
+  // The ignore index drops masked rows from both the sum and the count, so the normaliser is `b.tokens`.
+  return crossEntropy(reshape(logits, [b.batch * b.seqLen, model.config.vocabSize]), trainedTargets(b), {
     ignoreIndex: IGNORE,
   });
 }
@@ -139,6 +192,8 @@ export function sftStep(
   maskRng?: Rng,
 ): { loss: number; gradNorm: number } {
   optimizer.zeroGrad();
+  if (isDiffusionLM(model) && maskRng && b.tokens < b.targets.filter((t) => t !== IGNORE).length)
+    throw new ConfigError("sft: a masked-diffusion LM cannot train on segment golds (tool output needs a decoder)");
   // A masked-diffusion LM trains by the LLaDA objective on the same batch (./diffusion-step.ts).
   const loss = isDiffusionLM(model) && maskRng ? diffusionSftLoss(model, b, maskRng) : sftLoss(model, b);
   backward(loss);

@@ -23,6 +23,7 @@ export async function sftWarmStart(
     prompt: e.prompt,
     completion: e.goldCompletion,
     ...(e.images ? { images: e.images } : {}),
+    ...(e.goldSegments ? { segments: e.goldSegments } : {}), // tool output is context, not trained
   }));
   const { sft } = await import("./sft.js"); // loaded only when a warm start is configured
   if (config.lora) applyLoRA(policy.model, loraOptions(config, "sft"));
