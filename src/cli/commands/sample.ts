@@ -1,4 +1,10 @@
-/** `rlvr sample <checkpoint>`: prints completions for a prompt, or for a task's held-out prompts with their rewards. */
+/**
+ * `rlvr sample <checkpoint>`: prints completions for a prompt, or for a task's held-out prompts with their rewards.
+ * Sampling and scoring are training's own (`sampleGroupsFor`, `scoreGroups`): a task with an environment (SAKE's
+ * kg-tools) runs the episode loop, its tool calls executed and their output inserted, and each completion is printed
+ * as its segments (model turns and inserted text) with the episode's turns, truncation and errors. `--prompt` text
+ * is one model turn (an environment starts from a task's example).
+ */
 import type { Command } from "commander";
 import { withErrors } from "./train.js";
 import { ConfigError, Rng } from "../../util/index.js";
@@ -6,11 +12,11 @@ import { readImage, type RgbImage } from "../../util/image.js";
 import type { Transformer } from "../../models/transformer.js";
 import { IMAGE_MARKER, VisionLanguageModel, countImageMarkers } from "../../models/vision-lm.js";
 import type { Example } from "../../tasks/types.js";
-import { noGrad } from "../../engine/index.js";
 import { loadModel } from "../../models/checkpoint.js";
-import { sample } from "../../sampling/sample.js";
 import { getTask } from "../../tasks/index.js";
-import { promptIds } from "../../rollout/groups.js";
+import { promptIds, scoreGroups } from "../../rollout/groups.js";
+import type { Rollout } from "../../rollout/types.js";
+import { sampleGroupsFor } from "../../trainer/diffusion-step.js";
 import { resolveModelDir } from "./eval.js";
 
 /** Registers `sample`. */
@@ -26,7 +32,7 @@ export function register(program: Command): void {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
-    .option("--task <name>", "sample for this task's held-out prompts and score them")
+    .option("--task <name>", "sample for this task's held-out prompts and score them (tools run, as in training)")
     .option("--count <n>", "task prompts", (v) => Number(v), 4)
     .option("-n <n>", "completions per prompt", (v) => Number(v), 1)
     .option("--temperature <t>", "sampling temperature (0 = greedy)", (v) => Number(v), 1)
@@ -62,42 +68,49 @@ export function register(program: Command): void {
           const examples: Example[] = task
             ? task.generate("test", o.count, config?.task.seed ?? 0)
             : [{ id: "prompt", gold: null, goldCompletion: "", ...promptWithImages(o.prompt ?? "", o.image, model) }];
-          const rows = examples.flatMap((e) => Array.from({ length: o.n }, () => promptIds(tokenizer, e.prompt)));
-          const images = examples.some((e) => e.images)
-            ? { images: examples.flatMap((e) => Array.from({ length: o.n }, () => e.images)) }
-            : {};
-          const room = model.config.maxSeqLen - Math.max(...rows.map((r) => r.length));
+          const room = model.config.maxSeqLen - Math.max(...examples.map((e) => promptIds(tokenizer, e.prompt).length));
           const maxNewTokens = Math.min(
             o.maxNewTokens ?? config?.train.maxCompletionTokens ?? task?.maxNewTokens ?? 64,
             room,
           );
-          const out = noGrad(() =>
-            sample(model, tokenizer, rows, {
-              maxNewTokens,
-              temperature: o.temperature,
-              ...(stop ? { stop } : {}),
-              ...images,
-              rng: new Rng(o.seed),
-            }),
-          );
-          for (let q = 0; q < examples.length; q++) {
-            const e = examples[q]!;
-            console.log(`--- ${e.id}: ${JSON.stringify(e.prompt)}`);
-            for (let i = 0; i < o.n; i++) {
-              const s = out[q * o.n + i]!;
-              const score = task
-                ? await task
-                    .score(e as never, s.text, s.tokens)
-                    .catch((err: Error) => ({ score: null, terms: { error: err.message } }))
-                : null;
-              console.log(
-                `${JSON.stringify(s.text)} [${s.finishReason}, ${s.tokens.length} tokens]${score ? ` reward ${score.score} ${JSON.stringify(score.terms)}` : ""}`,
-              );
-            }
-          }
+          // The episode loop of training: a task's environment answers its tool calls; --prompt is one turn.
+          const groups = await sampleGroupsFor(model, tokenizer, task ?? { name: "prompt" }, examples, {
+            groupSize: o.n,
+            maxNewTokens,
+            temperature: o.temperature,
+            ...(stop ? { stop } : {}),
+            rng: new Rng(o.seed),
+            policyVersion: -1,
+            idPrefix: "sample",
+          });
+          if (task) await scoreGroups(task, new Map(examples.map((e) => [e.id, e])), groups);
+          groups.forEach((g, q) => {
+            console.log(`--- ${examples[q]!.id}: ${JSON.stringify(g.prompt)}`);
+            for (const r of g.rollouts) printRollout(r, task !== null);
+          });
         },
       ),
     );
+}
+
+/** One completion: text (single turn) or segments (an episode), finish, length, turns, errors and reward. */
+function printRollout(r: Rollout, scored: boolean): void {
+  const ep = r.episode;
+  const multi = ep?.env !== undefined;
+  const facts = [r.finishReason, `${r.completionIds.length} tokens`];
+  if (multi)
+    facts.push(
+      `${ep!.turns} turn${ep!.turns === 1 ? "" : "s"}`,
+      ...(ep!.truncated ? [`truncated: ${ep!.truncated}`] : []),
+    );
+  if (multi && ep!.errors.length) facts.push(`errors: ${JSON.stringify(ep!.errors)}`);
+  const error = r.rewardInfo?.error;
+  const terms = error !== undefined ? { ...r.terms, error } : r.terms;
+  const reward = scored ? ` reward ${r.reward} ${JSON.stringify(terms)}` : "";
+  console.log(`${multi ? "" : `${JSON.stringify(r.text)} `}[${facts.join(", ")}]${reward}`);
+  if (!multi) return;
+  for (const s of r.segments ?? [])
+    console.log(`  ${s.kind === "model" ? "model   " : "inserted"} ${JSON.stringify(s.text)}`);
 }
 
 /** The --prompt text and its --image files: one `<image>` per file (prepended where the text has too few). */
