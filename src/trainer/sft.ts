@@ -29,7 +29,7 @@ import {
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { Transformer } from "../models/transformer.js";
 import { isDiffusionLM } from "../models/diffusion-lm.js";
-import type { GoldSegment } from "../tasks/types.js";
+import type { Example, GoldSegment } from "../tasks/types.js";
 import { diffusionSftLoss } from "./diffusion-step.js";
 
 /** One supervised example. */
@@ -43,6 +43,16 @@ export interface SftExample {
    * its own and only model turns are trained. Absent: the whole completion is one trained model turn.
    */
   segments?: readonly GoldSegment[];
+}
+
+/** A task example's gold as an SFT example (its segments too, so tool output is masked): what warm starts train on. */
+export function sftExampleOf(e: Example): SftExample {
+  return {
+    prompt: e.prompt,
+    completion: e.goldCompletion,
+    ...(e.images ? { images: e.images } : {}),
+    ...(e.goldSegments ? { segments: e.goldSegments } : {}),
+  };
 }
 
 /** Options of `trainSft`. */

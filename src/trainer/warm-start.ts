@@ -19,13 +19,8 @@ export async function sftWarmStart(
   trainSet: readonly Example[],
   config: TrainConfig,
 ): Promise<void> {
-  const pairs = trainSet.map((e) => ({
-    prompt: e.prompt,
-    completion: e.goldCompletion,
-    ...(e.images ? { images: e.images } : {}),
-    ...(e.goldSegments ? { segments: e.goldSegments } : {}), // tool output is context, not trained
-  }));
-  const { sft } = await import("./sft.js"); // loaded only when a warm start is configured
+  const { sft, sftExampleOf } = await import("./sft.js"); // loaded only when a warm start is configured
+  const pairs = trainSet.map(sftExampleOf); // a multi-turn gold keeps its segments: tool output is masked
   if (config.lora) applyLoRA(policy.model, loraOptions(config, "sft"));
   await sft(policy.model, policy.tokenizer, pairs, {
     steps: config.sft.steps,
