@@ -94,14 +94,14 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     assertSameRecipe(run, config);
     const ck = loadCheckpoint(resumeFrom);
     policy = { model: ck.model, tokenizer: ck.tokenizer };
-    optimizerState = ck.optimizerState;
-    const { stepMetrics, ...rest } = ck.state;
-    state = rest;
-    run.truncateAfter(state.step);
     if (config.lora) {
       const rng = loraOptions(config, "rl").rng; // the unmerged RL adapters on their base, the start model
       policy.model = loadModelWithAdapter(startModelDir(run), join(resumeFrom, ADAPTER_DIR), { rng }).model;
     }
+    optimizerState = ck.optimizerState;
+    const { stepMetrics, ...rest } = ck.state;
+    state = rest;
+    run.truncateAfter(state.step);
     const lineLost = stepMetrics && existsSync(run.metricsPath) && !run.metrics().some((r) => r.step === state.step);
     if (lineLost) run.logMetrics({ step: state.step, ...stepMetrics });
   } else {
@@ -109,11 +109,11 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     policy = buildModel(config.model, config.seed, alg.diffusion.type === "none" ? "autoregressive" : "diffusion");
     if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);
     saveModel(startModelDir(run), policy.model, policy.tokenizer); // the reference, and a record of the start
+    addRlAdapters(policy.model, config); // with `lora`, RL trains a fresh adapter on the start
     const counters = { dataCursor: 0, tokens: 0, samples: 0 };
     state = { step: 0, rng: new Rng(config.seed).state(), beta: alg.kl.beta, best: null, counters };
   }
   const { model, tokenizer } = policy;
-  addRlAdapters(policy.model, config); // with `lora`, RL trains a fresh adapter on the start
   const params = trainableParams(model);
   const optimizer = buildOptimizer(tc, model);
   if (optimizerState) optimizer.loadState(optimizerState as OptimizerState);
