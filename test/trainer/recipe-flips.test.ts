@@ -133,6 +133,7 @@ const FLIPS: Record<string, Recipe> = {
   "checkpoint.keepLast": { checkpoint: { keepLast: 1 } },
   "checkpoint.keepBest": { checkpoint: { keepBest: false } },
   "log.sampleGroups": { log: { sampleGroups: 1 } },
+  lora: { lora: { rank: 2 } }, // adapters on frozen weights instead of full fine-tuning (their own tests: test/models/adapter*.test.ts)
 };
 /**
  * Fields that admit one value today, or that only the CLI reads (test/trainer/config-readers.test.ts); sampler.type
