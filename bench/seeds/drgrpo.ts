@@ -19,7 +19,7 @@ import { summarize } from "../harness/gates.js";
 import { runPool } from "../harness/child-job.js";
 import type { SeedContext, SeedSystem } from "./types.js";
 import { DRGRPO_START, armSizes, ensureStart, parallelJobs, runArm, type ArmResult } from "./lib/openrs-settings.js";
-import { growth, separation, sparkline } from "./lib/openrs-metrics.js";
+import { growth, logLengths, separation } from "./lib/openrs-metrics.js";
 // The same lr and β 0 as openrs's arms (Dr. GRPO has no KL), so the GRPO arm is openrs's plain arm.
 import { LEN_WINDOW, OPENRS_RL } from "./openrs.js";
 
@@ -68,32 +68,12 @@ async function run(ctx: SeedContext): Promise<void> {
     };
   });
   for (const r of rows) {
-    ctx.log(`seed ${r.seed}: mean length of wrong completions, every 10 steps (tokens)`);
-    ctx.log(
-      `  GRPO    ${sparkline(
-        r.g.steps_.map((s) => s.wrongLen),
-        10,
-      )}`,
-    );
-    ctx.log(
-      `  Dr.GRPO ${sparkline(
-        r.d.steps_.map((s) => s.wrongLen),
-        10,
-      )}`,
-    );
-    ctx.log(`seed ${r.seed}: mean length of correct completions`);
-    ctx.log(
-      `  GRPO    ${sparkline(
-        r.g.steps_.map((s) => s.correctLen),
-        10,
-      )}`,
-    );
-    ctx.log(
-      `  Dr.GRPO ${sparkline(
-        r.d.steps_.map((s) => s.correctLen),
-        10,
-      )}`,
-    );
+    const arms = [
+      ["GRPO", r.g],
+      ["Dr.GRPO", r.d],
+    ] as const;
+    logLengths(ctx.log, `seed ${r.seed}: mean length of wrong completions, every 10 steps (tokens)`, arms, "wrongLen");
+    logLengths(ctx.log, `seed ${r.seed}: mean length of correct completions`, arms, "correctLen");
     ctx.log(
       `seed ${r.seed}: final-half greedy pass@1 start ${pts(r.g.final.start)}, GRPO ${pts(r.g.final.last)}, Dr. GRPO ${pts(r.d.final.last)}; training correctness last ${w} steps GRPO ${pts(tail(r.g, w))}, Dr. GRPO ${pts(tail(r.d, w))}`,
     );

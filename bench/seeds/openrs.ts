@@ -24,7 +24,7 @@ import {
   taskOf,
   type ArmResult,
 } from "./lib/openrs-settings.js";
-import { growth, peakReport, separation, sparkline } from "./lib/openrs-metrics.js";
+import { growth, logLengths, peakReport, separation } from "./lib/openrs-metrics.js";
 import { runPool } from "../harness/child-job.js";
 import { join } from "node:path";
 
@@ -90,32 +90,17 @@ async function run(ctx: SeedContext): Promise<void> {
     };
   });
   for (const r of rows) {
-    ctx.log(`seed ${r.seed}: mean length of correct completions, every 10 steps (tokens)`);
-    ctx.log(
-      `  cosine ${sparkline(
-        r.cos.steps_.map((s) => s.correctLen),
-        10,
-      )}`,
+    const arms = [
+      ["cosine", r.cos],
+      ["plain", r.plain],
+    ] as const;
+    logLengths(
+      ctx.log,
+      `seed ${r.seed}: mean length of correct completions, every 10 steps (tokens)`,
+      arms,
+      "correctLen",
     );
-    ctx.log(
-      `  plain  ${sparkline(
-        r.plain.steps_.map((s) => s.correctLen),
-        10,
-      )}`,
-    );
-    ctx.log(`seed ${r.seed}: mean length of wrong completions`);
-    ctx.log(
-      `  cosine ${sparkline(
-        r.cos.steps_.map((s) => s.wrongLen),
-        10,
-      )}`,
-    );
-    ctx.log(
-      `  plain  ${sparkline(
-        r.plain.steps_.map((s) => s.wrongLen),
-        10,
-      )}`,
-    );
+    logLengths(ctx.log, `seed ${r.seed}: mean length of wrong completions`, arms, "wrongLen");
     for (const [name, arm, p] of [
       ["cosine", r.cos, r.peak],
       ["plain", r.plain, r.plainPeak],

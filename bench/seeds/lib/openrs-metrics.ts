@@ -78,6 +78,28 @@ export function separation(
 }
 
 /** A length series printed every `every` steps (for the readable log), e.g. `12.1 14.0 …`; `-` where null. */
+/**
+ * Logs a title, then one sparkline per arm of its mean completion length of one kind (`correctLen` or `wrongLen`),
+ * labels padded to one width.
+ */
+export function logLengths(
+  log: (line: string) => void,
+  title: string,
+  arms: readonly (readonly [string, { steps_: readonly { correctLen: number | null; wrongLen: number | null }[] }])[],
+  field: "correctLen" | "wrongLen",
+  every = 10,
+): void {
+  log(title);
+  const width = Math.max(...arms.map(([label]) => label.length));
+  for (const [label, arm] of arms)
+    log(
+      `  ${label.padEnd(width)} ${sparkline(
+        arm.steps_.map((st) => st[field]),
+        every,
+      )}`,
+    );
+}
+
 export function sparkline(series: readonly (number | null)[], every: number): string {
   const out: string[] = [];
   for (let i = 0; i < series.length; i += every) {
