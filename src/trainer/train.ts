@@ -157,10 +157,24 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const startEval = state.step === 0 && config.eval.atStart ? await runEval(0) : null;
   let lastEval: Record<string, number> | null = null;
 
+  const stepRngOf = (step: number) => new Rng(config.seed).split("step").split(step);
+  /** Sampling options of generation batch `genBatch` of `step` (also what the one-step-ahead prefetch sends). */
+  const samplingFor = (step: number, genBatch: number, policyVersion: number) => ({
+    groupSize: tc.groupSize,
+    maxNewTokens,
+    temperature: config.sampler.temperature,
+    topK: config.sampler.topK,
+    topP: config.sampler.topP,
+    ...(task.stop ? { stop: task.stop } : {}),
+    rng: stepRngOf(step).split(`gen-${genBatch}`),
+    policyVersion,
+    idPrefix: genBatch === 0 ? `${step}` : `${step}.${genBatch}`,
+  });
+
   for (let step = state.step + 1; step <= lastStep; step++) {
     const tStep = performance.now();
     const m: Record<string, number> = {};
-    const stepRng = new Rng(config.seed).split("step").split(step);
+    const stepRng = stepRngOf(step);
 
     // ---- 1. sample: G completions for each of Q prompts (more batches while the algorithm asks for them)
     const groups: RolloutGroup[] = []; // every group generated this step
@@ -183,17 +197,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
       const t0 = performance.now();
       const fromReplay = genBatches === 0 ? replayQs.map((q) => examplesById.get(q)!) : [];
       const prompts = nextPrompts(trainSet, tc.promptsPerStep - fromReplay.length, state.counters, config.seed);
-      const sampling = {
-        groupSize: tc.groupSize,
-        maxNewTokens,
-        temperature: T,
-        topK: config.sampler.topK,
-        topP: config.sampler.topP,
-        ...(task.stop ? { stop: task.stop } : {}),
-        rng: stepRng.split(`gen-${genBatches}`),
-        policyVersion: step - 1,
-        idPrefix: genBatches === 0 ? `${step}` : `${step}.${genBatches}`,
-      };
+      const sampling = samplingFor(step, genBatches, step - 1);
       const batch = remote
         ? await remote.groups(task, prompts, sampling, step)
         : await sampleGroupsFor(model, tokenizer, task, prompts, sampling);
@@ -254,18 +258,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     // Asynchronous generation (maxStaleness 1): the next step's batch decodes on the server while this step trains.
     if (remote && generateAhead && step < lastStep) {
       const next = nextPrompts(trainSet, tc.promptsPerStep, { ...state.counters }, config.seed); // a peek
-      const rng = new Rng(config.seed)
-        .split("step")
-        .split(step + 1)
-        .split("gen-0");
-      const sampling = { groupSize: tc.groupSize, maxNewTokens, temperature: config.sampler.temperature };
-      const more = { topK: config.sampler.topK, topP: config.sampler.topP, ...(task.stop ? { stop: task.stop } : {}) };
-      remote.prefetch(
-        task,
-        next,
-        { ...sampling, ...more, rng, policyVersion: step - 1, idPrefix: `${step + 1}` },
-        step + 1,
-      );
+      remote.prefetch(task, next, samplingFor(step + 1, 0, step - 1), step + 1);
     }
     const correction = old.correction(trainBatch); // w_IS of a recomputed lp_old (§5)
     time.oldLogprobs = old.seconds;
