@@ -1,6 +1,6 @@
 /**
  * The text-checkable reward families (maths, format, length, boxes/classes/mAP, video, sudoku, knowledge-graph
- * answers, Conductor plans): their exports, and their registration in the process-wide registry on import. Tests and
+ * answers, Conductor plans, the room world's verifier): their exports, and their registration in the process-wide registry on import. Tests and
  * light callers can import this module instead of index.ts, which also loads the sandboxed families.
  */
 import { rewards } from "./registry.js";
@@ -14,6 +14,7 @@ import { groundedQaReward, temporalIouReward, trackingIouReward, videoMcqReward 
 import { sudokuReward } from "./sudoku.js";
 import { kgAnswerReward } from "./kg-answer.js";
 import { conductorPlanReward } from "./plan.js";
+import { worldGoalReward } from "./world/reward.js";
 
 export * from "./types.js";
 export * from "./registry.js";
@@ -29,6 +30,7 @@ export * from "./video.js";
 export * from "./sudoku.js";
 export * from "./kg-answer.js";
 export * from "./plan.js";
+export * from "./world/index.js";
 
 /** The text-checkable built-in rewards, registered on import. */
 export const textRewards: RewardSpec<any, any>[] = [
@@ -46,6 +48,7 @@ export const textRewards: RewardSpec<any, any>[] = [
   sudokuReward,
   kgAnswerReward,
   conductorPlanReward,
+  worldGoalReward,
 ];
 
 for (const spec of textRewards) if (!rewards.has(spec.name)) rewards.register(spec);

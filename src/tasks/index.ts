@@ -12,6 +12,7 @@ import { optimisationTask } from "./optimisation.js";
 import { matmulKernelTask } from "./matmul-kernel.js";
 import { sudokuTask } from "./sudoku.js";
 import { sakeTask } from "./sake.js";
+import { simaTask } from "./sima.js";
 import { datasetTask } from "./dataset/index.js";
 import { VISION_TASKS } from "./vision/tasks.js";
 import { VIDEO_TASKS } from "./vision/video-tasks.js";
@@ -30,6 +31,7 @@ export { createOptimisationTask, optimisationOptions, type OptimisationOptions }
 export { createMatmulKernelTask, matmulKernelOptions, type MatmulKernelOptions } from "./matmul-kernel.js";
 export { createMpcCarTask, mpcCarOptions, goldParams, type MpcCarOptions } from "./mpc-car.js";
 export { createSakeTask, sakeOptions, type SakeOptions } from "./sake.js";
+export { createSimaTask, simaOptions, simaGoldSegments, type SimaOptions, type SimaGold } from "./sima.js";
 export { createSudokuTask, sudokuTaskOptions, countSolutions, makePuzzle, randomGrid } from "./sudoku.js";
 export { FORMAT_WEIGHT, ANSWER_STOP, ANSWER_MAX_TOKENS, boxedCompletion } from "./answer-format.js";
 
@@ -51,6 +53,7 @@ if (!tasks.has(sudokuTask.name)) registerTask(sudokuTask);
 
 // SAKE runs multi-turn episodes with the "kg-tools" environment; registered outside BUILTIN_TASKS (short maths prompts).
 if (!tasks.has(sakeTask.name)) registerTask(sakeTask);
+if (!tasks.has(simaTask.name)) registerTask(simaTask);
 
 // Your own data ("dataset": JSONL, verl Parquet, Parquet shards; docs/data.md); registered outside BUILTIN_TASKS.
 if (!tasks.has(datasetTask.name)) registerTask(datasetTask);

@@ -154,6 +154,12 @@ export const SftSchema = z.strictObject({
   steps: z.number().int().positive().default(200).describe("SFT optimizer steps"),
   batchSize: z.number().int().positive().default(32).describe("examples per SFT step"),
   lr: z.number().positive().default(1e-3).describe("SFT learning rate"),
+  taskOptions: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "task options overriding task.options for the SFT examples only (e.g. sima's kinds: an SFT start on a subset)",
+    ),
 });
 
 /**

@@ -39,7 +39,7 @@ import { sampleGroupsFor, updateDiffusionPolicy } from "./diffusion-step.js";
 import { maskAfterFirstError } from "./error-credit.js";
 import { referenceLogprobs, updatePolicy } from "./policy-update.js";
 import { rewardMetrics, sampleRecords } from "./step-metrics.js";
-import { addRlAdapters, loraOptions, sftWarmStart } from "./warm-start.js";
+import { addRlAdapters, loraOptions, sftSetOf, sftWarmStart } from "./warm-start.js";
 import { RemoteGeneration } from "./remote-generation.js";
 import { OldLogprobs } from "./old-logprobs.js";
 import { LoopReplay, type StoredRollout } from "./replay.js";
@@ -107,7 +107,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   } else {
     run.startFresh(config, { overwrite: opts.overwrite === true }); // never deletes another recipe's run unasked
     policy = buildModel(config.model, config.seed, alg.diffusion.type === "none" ? "autoregressive" : "diffusion");
-    if (config.sft.enabled) await sftWarmStart(policy, trainSet, config);
+    if (config.sft.enabled) await sftWarmStart(policy, sftSetOf(config, trainSet), config);
     saveModel(startModelDir(run), policy.model, policy.tokenizer); // the reference, and a record of the start
     addRlAdapters(policy.model, config); // with `lora`, RL trains a fresh adapter on the start
     const counters = { dataCursor: 0, tokens: 0, samples: 0 };

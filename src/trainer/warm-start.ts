@@ -9,6 +9,7 @@
 import { Rng } from "../util/index.js";
 import { applyLoRA, mergeLoRA } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
+import { getTask } from "../tasks/index.js";
 import type { Example } from "../tasks/types.js";
 import type { TrainConfig } from "./config.js";
 import type { ModelAndTokenizer } from "./model-setup.js";
@@ -29,6 +30,20 @@ export async function sftWarmStart(
     rng: new Rng(config.seed).split("sft"),
   });
   if (config.lora) unfreezeAfterMerge(policy.model);
+}
+
+/**
+ * The SFT warm start's examples: the RL train set, or (with `sft.taskOptions`) the train split of the same task
+ * built with those options over `task.options`, at the same count and seed.
+ */
+export function sftSetOf(config: TrainConfig, trainSet: readonly Example[]): readonly Example[] {
+  const o = config.sft.taskOptions;
+  if (!o) return trainSet;
+  return getTask(config.task.name, { ...(config.task.options as object), ...o }).generate(
+    "train",
+    config.task.trainExamples,
+    config.task.seed,
+  );
 }
 
 /** Puts RL's fresh LoRA adapters on the start model (when `lora` is set); returns the wrapped paths. */
