@@ -10,6 +10,8 @@
  * - train.llama20m.tokens_per_s: the same for a ~20M-parameter Llama shape (RoPE, RMSNorm, SwiGLU, GQA 8/4);
  * - sample.tokens_per_s: 16 sequences x 128 new tokens through the KV cache (multinomial draws from the softmax
  *   of the last logits) with the GPT config.
+ * - vision.encode.images_per_s and vision.rl_step.images_per_s: the vision encoder, and a full RL step (sampling,
+ *   then one update) of the vision-language policy of recipes/visual-rft.yaml (bench/engine-vision.ts).
  * Each figure is the median over timed repetitions after a warm-up; both sides use every core (PyTorch with
  * torch.set_num_threads(os.cpus().length)); --threads N sets both sides to N threads. Without .venv/torch the
  * rlvr figures print alone.
@@ -19,7 +21,7 @@
  * machines set (they slow a current OpenBLAS); the PyTorch models use SDPA with enable_gqa and cached RoPE tables;
  * each peer's BLAS and ISA are printed.
  *
- * Usage: npm run bench:engine [-- --only matmul,train,sample --steps 5 --threads 2 --no-peer --backend js]
+ * Usage: npm run bench:engine [-- --only matmul,train,sample,vision --steps 5 --threads 2 --no-peer --backend js]
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -32,10 +34,11 @@ import { parseTransformerConfig, type TransformerConfigInput } from "../src/mode
 import { Transformer } from "../src/models/transformer.js";
 import { nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
 import { Rng } from "../src/util/index.js";
+import { NEW_TOKENS, ROWS, benchEncode, benchRlStep, visionShape } from "./engine-vision.js";
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: "string", default: "matmul,train,sample" },
+    only: { type: "string", default: "matmul,train,sample,vision" },
     steps: { type: "string", default: "5" },
     "no-peer": { type: "boolean", default: false },
     backend: { type: "string", default: "native" },
@@ -80,6 +83,7 @@ const TRAIN = {
 } as const;
 const SAMPLE = { config: SAMPLE_CFG, batch: 16, promptLen: 16, newTokens: 128, reps: 3 };
 const MATMUL = [256, 512, 1024];
+const VISION_REPS = Math.max(3, STEPS);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -208,6 +212,7 @@ function runPeer(): Record<string, number | string> | null {
       Object.entries(TRAIN).map(([k, t]) => [k, { ...t, config: parseTransformerConfig(t.config) }]),
     );
   if (only.has("sample")) settings["sample"] = { ...SAMPLE, config: parseTransformerConfig(SAMPLE.config) };
+  if (only.has("vision")) settings["vision"] = visionShape(VISION_REPS);
   const env = { ...process.env };
   delete env.OPENBLAS_CORETYPE;
   delete env.OPENBLAS_L2_SIZE;
@@ -253,6 +258,21 @@ function main(): void {
       unit: "tokens/s",
       note: `${SAMPLE.batch} seqs x ${SAMPLE.newTokens} new tokens, KV cache`,
     });
+  if (only.has("vision")) {
+    rows.push({
+      metric: "vision.encode.images_per_s",
+      value: benchEncode(medianTime, VISION_REPS),
+      unit: "images/s",
+      note: "visual-rft encoder, 40 px, 100 patches, batch 64, no grad",
+    });
+    const rl = benchRlStep(medianTime, VISION_REPS);
+    rows.push({
+      metric: "vision.rl_step.images_per_s",
+      value: rl.imagesPerS,
+      unit: "images/s",
+      note: `${ROWS} rows x ${NEW_TOKENS} sampled tokens + one update; sampling ${(100 * rl.sampleShare).toFixed(0)}% of rlvr's step`,
+    });
+  }
   const peer = runPeer();
   if (peer) {
     const b = (k: string) => String(peer[k]);

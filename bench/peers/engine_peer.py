@@ -124,8 +124,8 @@ class Decoder(nn.Module):
             if p.dim() > 1:
                 nn.init.normal_(p, std=0.02)
 
-    def forward(self, ids, caches=None, pos0=0):
-        x = self.embed(ids)
+    def forward(self, ids, caches=None, pos0=0, embeds=None):
+        x = self.embed(ids) if embeds is None else embeds
         if self.pos is not None:
             x = x + self.pos(torch.arange(pos0, pos0 + ids.shape[1]))
         for i, blk in enumerate(self.blocks):
@@ -215,6 +215,69 @@ def bench_sample(c, batch, prompt_len, new_tokens, reps):
     return batch * new_tokens / t
 
 
+def bench_vision(s):
+    """The encoder (images/s, no grad) and a full RL step (KV-cache sampling, then one advantage-weighted update
+    through decoder and encoder) of bench/engine-vision.ts's vision-language shape."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+    from vision_fixture import VisionEncoder  # the torch twin of src/models/vision-encoder.ts (parity-tested)
+
+    torch.manual_seed(0)
+    c, v, ids = s["decoder"], s["vision"], s["ids"]
+    decoder, visual = Decoder(c), VisionEncoder(v, c["dModel"])
+    never = torch.zeros(c["vocabSize"])
+    never[[ids["start"], ids["end"], ids["pad"]]] = -1e9
+    size = v["imageSize"]
+    gen = torch.Generator().manual_seed(0)
+    enc_images = [torch.rand(size, size, 3, generator=gen) for _ in range(s["encodeBatch"])]
+    visual.eval()
+
+    def encode():
+        with torch.inference_mode():
+            visual(enc_images)
+
+    out = {"vision.encode.images_per_s": s["encodeBatch"] / median_time(encode, 1, s["reps"])}
+
+    rows, new, per_image = s["rows"], s["newTokens"], (size // v["patchSize"] // v["mergeSize"]) ** 2
+    images = [torch.rand(size, size, 3, generator=gen) for _ in range(rows)]
+    text = torch.randint(3, ids["start"], (rows, s["promptText"]), generator=gen)
+    image_ids = torch.tensor([ids["start"]] + [ids["pad"]] * per_image + [ids["end"]]).expand(rows, -1)
+    prompt = torch.cat([image_ids, text], 1)
+    plen, hd = prompt.shape[1], c["dModel"] // c["nHeads"]
+    params = list(decoder.parameters()) + list(visual.parameters())
+    opt = torch.optim.AdamW(params, lr=1e-4, weight_decay=0.0)
+    adv = torch.randn(rows, generator=gen)
+
+    def embed(tokens):
+        x = decoder.embed(tokens)
+        mask = (tokens == ids["pad"])[..., None].expand_as(x)
+        return x.masked_scatter(mask, visual(images))
+
+    def step():
+        decoder.eval(), visual.eval()
+        with torch.inference_mode():
+            caches = [(torch.zeros(rows, c["nKvHeads"], plen + new, hd), torch.zeros(rows, c["nKvHeads"], plen + new, hd)) for _ in range(c["nLayers"])]
+            logits = decoder(prompt, caches, 0, embed(prompt))[:, -1] + never
+            toks, pos = [], plen
+            for i in range(new):
+                tok = torch.multinomial(torch.softmax(logits, -1), 1, generator=gen)
+                toks.append(tok)
+                if i < new - 1:
+                    logits = decoder(tok, caches, pos)[:, -1] + never
+                    pos += 1
+        decoder.train(), visual.train()
+        full = torch.cat([prompt] + toks, 1)
+        logits = decoder(full, None, 0, embed(full)) + never  # (rows, plen + new, V), as rlvr's update forward
+        targets = torch.cat([full[:, 1:], torch.full((rows, 1), -100)], 1)
+        targets[:, : plen - 1] = -100
+        nll = F.cross_entropy(logits.reshape(-1, c["vocabSize"]), targets.reshape(-1), ignore_index=-100, reduction="none")
+        (nll.view(rows, -1).sum(1) * adv / (rows * new)).sum().backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    out["vision.rl_step.images_per_s"] = rows / median_time(step, 1, s["reps"])
+    return out
+
+
 def main():
     s = json.loads(sys.argv[1])
     torch.set_num_threads(s["threads"])
@@ -227,6 +290,8 @@ def main():
     if "sample" in s:
         p = s["sample"]
         out["sample.tokens_per_s"] = bench_sample(p["config"], p["batch"], p["promptLen"], p["newTokens"], p["reps"])
+    if "vision" in s:
+        out.update(bench_vision(s["vision"]))
     print(json.dumps(out))
 
 

@@ -6,6 +6,7 @@
 import { basename, resolve } from "node:path";
 import { loadModel } from "../../models/checkpoint.js";
 import { isDiffusionLM } from "../../models/diffusion-lm.js";
+import { VisionLanguageModel } from "../../models/vision-lm.js";
 import type { Tokenizer } from "../../models/tokenizer.js";
 import type { Transformer } from "../../models/transformer.js";
 import { badRequest, unknownModel } from "./errors.js";
@@ -26,6 +27,13 @@ export function loadForServing(dir: string): LoadedWeights {
   const { model, tokenizer } = loadModel(path);
   if (isDiffusionLM(model)) {
     throw new Error(`${path}: a masked-diffusion LM; the model server serves autoregressive decoders`);
+  }
+  if (model instanceof VisionLanguageModel) {
+    // The OpenAI routes here carry text only; image content parts are not parsed (docs/model-server.md).
+    throw new Error(
+      `${path}: a vision-language model; the model server serves text-only decoders (sample it with ` +
+        "`rlvr sample --image FILE`, or train it with `rlvr train`)",
+    );
   }
   return { model, tokenizer, chat: chatFormatter(path, tokenizer), path };
 }
