@@ -1,0 +1,93 @@
+/**
+ * Settings of `npm run bench:sima` (bench/sima.ts): the policy, the SFT start (solver trajectories of four of the
+ * five task kinds, mixed with arithmetic so that the policy has an unrelated skill whose change RL can be charged
+ * with), the RL arm and its control, and the job records the runner and its jobs (bench/sima/job.ts) exchange.
+ * Not tuned yet: these are recipes/sima.yaml's values (docs/multi-turn.md).
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+
+/** The policy: a character-level GPT (about 0.8M parameters) whose context holds a whole 8-command episode. */
+export const MODEL = {
+  type: "new" as const,
+  arch: "gpt2" as const,
+  dModel: 128,
+  nLayers: 4,
+  nHeads: 4,
+  maxSeqLen: 832,
+  tokenizer: "char" as const,
+};
+
+/** The world tasks (RL on every kind); SFT sees SFT_KINDS only, so `answer` is the kind it never showed. */
+export const SIMA = { name: "sima", options: { maxSteps: 8, minSteps: 3, maxRooms: 4 }, trainExamples: 3000 };
+export const SFT_KINDS = ["reach", "fetch", "open", "place"] as const;
+/** The unrelated skill: arithmetic with a boxed answer, the same char tokenizer. */
+export const ARITHMETIC = { name: "arithmetic", options: {}, trainExamples: 3000, maxTokens: 24 };
+/** Completion budget of an episode (8 commands with their observations; the longest gold is about 760). */
+export const MAX_TOKENS = 640;
+
+const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+
+/** Sizes (env overrides for tuning on other seeds or BENCH_SPLIT=tune: BENCH_SIMA_LR, _STEPS, _SFT_STEPS). */
+export function sizes(smoke: boolean) {
+  if (smoke)
+    return {
+      sftSteps: 20,
+      steps: 2,
+      promptsPerStep: 2,
+      groupSize: 4,
+      lr: 1e-3,
+      evalExamples: 6,
+      evalSamples: 1,
+      mix: 0.3,
+    };
+  return {
+    sftSteps: num("BENCH_SIMA_SFT_STEPS", 1500),
+    steps: num("BENCH_SIMA_STEPS", 100),
+    promptsPerStep: 8,
+    groupSize: 8,
+    lr: num("BENCH_SIMA_LR", 5e-5),
+    /** Held-out episodes per evaluation (the `final` or `tune` half of the test split). */
+    evalExamples: 100,
+    /** Samples per episode at the sampled decodings. */
+    evalSamples: 2,
+    /** Share of arithmetic examples in the SFT mix. */
+    mix: 0.3,
+  };
+}
+
+/** One job: a seed's SFT start, or an RL arm from it. */
+export interface SimaJob {
+  kind: "sft" | "rl" | "control";
+  seed: number;
+  dir: string;
+  startDir: string;
+  split: "tune" | "final";
+  sizes: ReturnType<typeof sizes>;
+}
+
+/** Held-out success of one model: pass@1 per decoding, and at greedy per composition and in all. */
+export interface SimaEval {
+  /** pass@1 at every decoding of bench/harness/decoding.ts (fractions). */
+  pass: Record<string, number>;
+  /** Greedy success per composition ("kind:object"): successes and episodes. */
+  byComposition: Record<string, { ok: number; n: number }>;
+  /** Greedy arithmetic pass@1 on held-out questions. */
+  arithmetic: number;
+  /** Greedy episodes: mean commands, mean invalid commands, share ended by the step limit. */
+  turnsMean: number;
+  errorsMean: number;
+}
+
+/** What a job reports. */
+export interface SimaResult extends SimaJob {
+  eval: SimaEval;
+  trainSeconds: number;
+}
+
+/** The start's folder, keyed by the settings it depends on and the source hash. */
+export function startDirOf(workDir: string, seed: number, smoke: boolean, source: string): string {
+  const settings = JSON.stringify({ MODEL, SIMA, SFT_KINDS, ARITHMETIC, sft: sizes(smoke).sftSteps, smoke });
+  const key = createHash("sha256").update(settings).update(source).digest("hex").slice(0, 10);
+  return join(workDir, `start-${seed}-${key}`);
+}
