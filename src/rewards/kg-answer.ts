@@ -3,7 +3,8 @@
  * normaliser (`volcengine/verl` `search_r1_like_qa_em.py`) plus NFKC and zero-width removal, on the single
  * `<answer>` block of the last model turn. The format term needs every tag pair exactly once in its own turn (turn 1
  * entities, turn 2 groups, turn 3 think+answer); without `turns`, all tags in order in the completion. Tag names and
- * weights are options (0.3/0.7 for the 3B model, preset `sake7b` 0.2/0.8). Departures: several answer blocks score 0
+ * weights are options (0.3/0.7 for the 3B model, preset `sake7b` 0.2/0.8). `filterTurn: false` is SAKE's ablation
+ * without the filtering turn: two turns, entities then think+answer. Departures: several answer blocks score 0
  * (Search-R1 takes the last); no sub-EM. Tool outputs are never read: callers pass model turns only.
  */
 import { z } from "zod";
@@ -29,6 +30,12 @@ export const kgOptions = z.object({
     })
     .default({ entities: "entities", groups: "groups", think: "think", answer: "answer" })
     .describe("tag names per turn"),
+  filterTurn: z
+    .boolean()
+    .default(true)
+    .describe(
+      "three turns (entities, groups, think+answer); false: the ablation without the filtering turn (two turns)",
+    ),
   answerMatcher: z
     .enum(["em", "choice"])
     .default("em")
@@ -80,16 +87,14 @@ export const kgAnswerReward: RewardSpec<KgOptions, KgGold> = {
     let last: string;
     if (turns && turns.length > 0) {
       last = turns[turns.length - 1]!;
-      format =
-        turns.length === 3 &&
-        exactTagFormat(turns[0]!, [t.entities]) &&
-        exactTagFormat(turns[1]!, [t.groups]) &&
-        exactTagFormat(turns[2]!, [t.think, t.answer])
-          ? 1
-          : 0;
+      const perTurn = o.filterTurn
+        ? [[t.entities], [t.groups], [t.think, t.answer]]
+        : [[t.entities], [t.think, t.answer]];
+      format = turns.length === perTurn.length && perTurn.every((tags, i) => exactTagFormat(turns[i]!, tags)) ? 1 : 0;
     } else {
       last = completion;
-      format = exactTagFormat(completion, [t.entities, t.groups, t.think, t.answer]);
+      const tags = o.filterTurn ? [t.entities, t.groups, t.think, t.answer] : [t.entities, t.think, t.answer];
+      format = exactTagFormat(completion, tags);
     }
     const answer = answerBlock(last, { tag: t.answer }).text;
     let em = 0;

@@ -30,7 +30,7 @@ export { createLinearEquationTask, linearEquationOptions, type LinearEquationOpt
 export { createOptimisationTask, optimisationOptions, type OptimisationOptions } from "./optimisation.js";
 export { createMatmulKernelTask, matmulKernelOptions, type MatmulKernelOptions } from "./matmul-kernel.js";
 export { createMpcCarTask, mpcCarOptions, goldParams, type MpcCarOptions } from "./mpc-car.js";
-export { createSakeTask, sakeOptions, type SakeOptions } from "./sake.js";
+export { createSakeTask, sakeOptions, sakeTestSize, type SakeOptions } from "./sake.js";
 export { createSimaTask, simaOptions, simaGoldSegments, type SimaOptions, type SimaGold } from "./sima.js";
 export { createSudokuTask, sudokuTaskOptions, countSolutions, makePuzzle, randomGrid } from "./sudoku.js";
 export { FORMAT_WEIGHT, ANSWER_STOP, ANSWER_MAX_TOKENS, boxedCompletion } from "./answer-format.js";

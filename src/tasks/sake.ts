@@ -42,6 +42,10 @@ export const sakeOptions = z
     preset: z.enum(["sake3b", "sake7b"]).default("sake3b").describe("kg-answer weights: 0.3/0.7 or 0.2/0.8"),
     synonymRate: z.number().min(0).max(1).default(0.25).describe("share of questions naming a concept by synonym"),
     maxTurns: z.number().int().min(1).max(10).default(3).describe("model turns before a loop of calls is cut"),
+    filterTurn: z
+      .boolean()
+      .default(true)
+      .describe("false: SAKE's ablation without the filtering turn (two model turns; tool 1 returns the triplets too)"),
     maxTokensPerTurn: z.number().int().min(8).default(96).describe("tokens in one model turn"),
   })
   .strict();
@@ -76,14 +80,21 @@ function questions(graph: KnowledgeGraph, split: "train" | "test"): { yes: SakeQ
 }
 
 /** The question as an example: prompt (names or synonyms), gold and the gold trajectory. */
-function toExample(graph: KnowledgeGraph, q: SakeQuestion, id: string, rng: Rng, synonymRate: number): Example<KgGold> {
+function toExample(
+  graph: KnowledgeGraph,
+  q: SakeQuestion,
+  id: string,
+  rng: Rng,
+  synonymRate: number,
+  filterTurn = true,
+): Example<KgGold> {
   const nameOf = (n: string) => {
     const syn = graph.concepts.get(n)!.synonyms;
     return syn.length && rng.random() < synonymRate ? rng.choice(syn) : n;
   };
   const x = nameOf(q.drug);
   const y = nameOf(q.disease);
-  const goldSegments = goldSegmentsOf(graph, x, y, q);
+  const goldSegments = goldSegmentsOf(graph, x, y, q, filterTurn);
   return {
     id,
     prompt: `Q: does ${x} ${VERB[q.rel]} ${y}?\n`,
@@ -100,25 +111,38 @@ export function goldTrajectory(graph: KnowledgeGraph, x: string, y: string, q: S
     .join("");
 }
 
-/** The gold transcript as segments: model turns (trained by SFT) and the tools' answers (inserted, masked). */
-export function goldSegmentsOf(graph: KnowledgeGraph, x: string, y: string, q: SakeQuestion): GoldSegment[] {
+/**
+ * The gold transcript as segments: model turns (trained by SFT) and the tools' answers (inserted, masked). Without
+ * the filtering turn, tool 1's answer carries the linking triplets and the model answers in its second turn.
+ */
+export function goldSegmentsOf(
+  graph: KnowledgeGraph,
+  x: string,
+  y: string,
+  q: SakeQuestion,
+  filterTurn = true,
+): GoldSegment[] {
   const gx = similarGroup(graph, q.drug);
   const gy = similarGroup(graph, q.disease);
   const links = linkingTriplets(graph, [gx, gy]);
   const evidence = links.find((t) => t.rel === (q.rel as Relation));
   const think = evidence ? `${evidence.head} ${evidence.rel} ${evidence.tail}` : `no ${q.rel} link`;
+  const groups = renderGroups([
+    { entity: x, members: gx },
+    { entity: y, members: gy },
+  ]);
+  const answer: GoldSegment = {
+    kind: "model",
+    text: `<think>${think}</think>\n<answer>${q.yes ? "yes" : "no"}</answer>`,
+  };
+  const entities: GoldSegment = { kind: "model", text: `<entities>${x}; ${y}</entities>` };
+  if (!filterTurn) return [entities, { kind: "inserted", text: groups + renderTriplets(links) }, answer];
   return [
-    { kind: "model", text: `<entities>${x}; ${y}</entities>` },
-    {
-      kind: "inserted",
-      text: renderGroups([
-        { entity: x, members: gx },
-        { entity: y, members: gy },
-      ]),
-    },
+    entities,
+    { kind: "inserted", text: groups },
     { kind: "model", text: `<groups>${x}; ${y}</groups>` },
     { kind: "inserted", text: renderTriplets(links) },
-    { kind: "model", text: `<think>${think}</think>\n<answer>${q.yes ? "yes" : "no"}</answer>` },
+    answer,
   ];
 }
 
@@ -129,15 +153,25 @@ const sake = defineTask<KgGold, SakeOptions>({
   build: (o) => ({
     description: `SAKE KG analogy questions (${o.preset}; ${o.graph.drugClasses} drug classes)`,
     terms: [
-      { name: "kg", reward: "kg-answer", weight: 1, options: { preset: o.preset } },
-      { name: "em", reward: "kg-answer", weight: 0, options: { formatWeight: 0, answerWeight: 1 } },
+      { name: "kg", reward: "kg-answer", weight: 1, options: { preset: o.preset, filterTurn: o.filterTurn } },
+      {
+        name: "em",
+        reward: "kg-answer",
+        weight: 0,
+        options: { formatWeight: 0, answerWeight: 1, filterTurn: o.filterTurn },
+      },
     ],
     correctTerm: "em",
     stop: ["</answer>"],
     maxNewTokens: 320,
     environment: {
       name: "kg-tools",
-      options: { graph: o.graph, maxTurns: o.maxTurns, maxTokensPerTurn: o.maxTokensPerTurn },
+      options: {
+        graph: o.graph,
+        maxTurns: o.maxTurns,
+        maxTokensPerTurn: o.maxTokensPerTurn,
+        filterTurn: o.filterTurn,
+      },
     },
     generate(split, count, seed) {
       const graph = buildGraph(o.graph);
@@ -154,12 +188,18 @@ const sake = defineTask<KgGold, SakeOptions>({
       for (let i = 0; i < count; i++) {
         const pool = i % 2 === 0 ? yes : no;
         const q = pool[Math.floor(i / 2) % pool.length]!;
-        out.push(toExample(graph, q, `sake/${split}/${i}`, rng.split(i), o.synonymRate));
+        out.push(toExample(graph, q, `sake/${split}/${i}`, rng.split(i), o.synonymRate, o.filterTurn));
       }
       return out;
     },
   }),
 });
+
+/** How many held-out questions the test split holds for these options (its yes-questions and as many no). */
+export function sakeTestSize(options: z.input<typeof sakeOptions> = {}): number {
+  const o = sakeOptions.parse(options);
+  return 2 * questions(buildGraph(o.graph), "test").yes.length;
+}
 
 /** Builds the "sake" task. */
 export const createSakeTask: (options?: Partial<SakeOptions>) => Task<KgGold> = sake.create;

@@ -175,3 +175,59 @@ describe("bad input to the kg tools", () => {
     expect(() => getEnvironment("nope")).toThrow(/known: .*kg-tools/);
   });
 });
+
+describe("the ablation without the filtering turn (filterTurn: false)", () => {
+  const noFilter = getTask("sake", { filterTurn: false });
+  const examples = noFilter.generate("train", 40, 0) as Example<KgGold>[];
+  const turnsOf = (e: Example) => e.goldSegments!.filter((s) => s.kind === "model").map((s) => s.text);
+
+  it("has two model turns, and tool 1's answer carries the groups and their linking triplets", async () => {
+    const env = getEnvironment("kg-tools", { filterTurn: false });
+    for (const e of examples) {
+      const segs = e.goldSegments!;
+      expect(segs.map((s) => s.kind)).toEqual(["model", "inserted", "model"]);
+      const full = train.find((t) => t.prompt === e.prompt);
+      if (full) expect(segs[1]!.text).toBe(full.goldSegments![1]!.text + full.goldSegments![3]!.text);
+      const ep = env.start(e);
+      expect(await ep.step(segs[0]!.text, { turn: 1, end: "stop" })).toEqual({
+        kind: "observation",
+        text: segs[1]!.text,
+      });
+      expect(await ep.step(segs[2]!.text, { turn: 2, end: "stop" })).toEqual({ kind: "end" });
+    }
+    expect(examples.some((e) => train.some((t) => t.prompt === e.prompt))).toBe(true); // the comparison above ran
+  });
+
+  it("scores its two-turn gold in full; a <groups> call is an unknown tool there", async () => {
+    for (const e of examples.slice(0, 10)) {
+      const r = await noFilter.score(e, e.goldCompletion, undefined, turnsOf(e));
+      expect(r.terms).toEqual({ kg: 1, em: 1 });
+      // The three-turn protocol earns no format credit in the two-turn task, and vice versa.
+      const three = await noFilter.score(e, "", undefined, [
+        "<entities>a; b</entities>",
+        "<groups>a; b</groups>",
+        turnsOf(e)[1]!,
+      ]);
+      expect(three.terms.kg).toBeCloseTo(0.7, 12);
+    }
+    const env = createKgTools({ filterTurn: false });
+    const ep = env.start(examples[0]!);
+    await ep.step(turnsOf(examples[0]!)[0]!, { turn: 1, end: "stop" });
+    expect(await ep.step("<groups>a; b</groups>", { turn: 2, end: "stop" })).toEqual({
+      kind: "end",
+      reward: 0,
+      error: "unknown tool: no <groups> tool without the filtering turn",
+    });
+  });
+});
+
+describe("sakeTestSize", () => {
+  it("is twice the held-out yes-questions: the whole test split, and no more", async () => {
+    const { sakeTestSize } = await import("../../src/tasks/index.js");
+    expect(sakeTestSize()).toBe(28);
+    expect(() => task.generate("test", sakeTestSize(), 0)).not.toThrow();
+    expect(() => task.generate("test", sakeTestSize() + 1, 0)).toThrow(/at most 28 test examples/);
+    const big = { graph: { drugClasses: 12, drugsPerClass: 8 } };
+    expect(sakeTestSize(big)).toBeGreaterThan(60);
+  });
+});

@@ -8,6 +8,8 @@
  * or an oversized argument ends the episode with `badInputReward` (0: what kg-answer gives a turn with neither
  * format nor answer); an unknown entity or group is answered as text and counted; a model that keeps calling after
  * `maxTurns` turns gets `loopReward`. Departure from SAKE: tools are called by tag, not by a JSON function call.
+ * `filterTurn: false` is the paper's ablation without the filtering turn: tool 1's answer also carries the
+ * triplets linking all the returned groups, and a `<groups>` call is an unknown tool.
  */
 import { z } from "zod";
 import { ConfigError } from "../../util/errors.js";
@@ -20,6 +22,12 @@ export const kgToolsOptions = z
   .object({
     graph: kgGraphOptions.prefault({}),
     maxTurns: z.number().int().min(1).max(10).default(3).describe("model turns (SAKE: 3)"),
+    filterTurn: z
+      .boolean()
+      .default(true)
+      .describe(
+        "false: SAKE's ablation without the filtering turn (tool 1 also returns the triplets linking all groups)",
+      ),
     maxTokensPerTurn: z.number().int().min(1).default(96).describe("tokens in one model turn"),
     maxArgChars: z.number().int().min(1).default(80).describe("characters inside one call's tags"),
     maxArgs: z.number().int().min(1).default(4).describe("names in one call"),
@@ -57,9 +65,25 @@ export function createKgTools(options: unknown = {}): Environment {
           if (call.kind === "answer") return { kind: "end" };
           if (call.kind === "bad")
             return { kind: "end", reward: o.badInputReward, error: `${call.error}: ${call.detail}` };
+          if (call.kind === "groups" && !o.filterTurn)
+            return {
+              kind: "end",
+              reward: o.badInputReward,
+              error: "unknown tool: no <groups> tool without the filtering turn",
+            };
           const answer =
             call.kind === "entities" ? entitiesTool(graph, call.args) : groupsTool(graph, groups, call.args);
           if (call.kind === "entities") groups = (answer as ReturnType<typeof entitiesTool>).groups;
+          if (call.kind === "entities" && !o.filterTurn) {
+            // No filtering turn: the linking triplets of every group tool 1 returned come with the groups.
+            const all = groupsTool(graph, groups, [...groups!.keys()]);
+            const errors = [...answer.errors, ...(groups!.size >= 2 ? all.errors : [])];
+            return {
+              kind: "observation",
+              text: answer.text + (groups!.size >= 2 ? all.text : ""),
+              ...(errors.length ? { error: errors.join("; ") } : {}),
+            };
+          }
           return {
             kind: "observation",
             text: answer.text,

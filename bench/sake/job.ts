@@ -1,0 +1,128 @@
+/**
+ * One job of `npm run bench:sake`, run in its own process (bench/harness/child-job.ts, one engine thread):
+ *
+ * - `sft`: the seed's start: a fresh policy trained by SFT on gold trajectories (tool output masked), with or without
+ *   the filtering turn (skipped when `<startDir>/model` exists);
+ * - `rl`: GRPO from the start, episodes through the kg-tools environment;
+ * - `control`: the same run with the verifier's outputs permuted within each group (bench/harness/controls.ts).
+ *
+ * Every job evaluates its final model on the held-out half `split` of the questions about drugs never asked about in
+ * training: EM at every decoding of bench/harness/decoding.ts, and greedy tokens per question and format rate.
+ * Writes `<dir>/result.json`. Usage: `tsx bench/sake/job.ts '<SakeJob as JSON>'`.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DECODINGS, heldOutHalf, withinGroupControl } from "../harness/index.js";
+import { Rng } from "../../src/util/index.js";
+import { getTask, sakeTestSize } from "../../src/tasks/index.js";
+import { resolveConfig } from "../../src/trainer/recipe.js";
+import { train } from "../../src/trainer/train.js";
+import { jsonlReporter } from "../../src/trainer/reporters.js";
+import { RunDir } from "../../src/trainer/run-dir.js";
+import { buildModel } from "../../src/trainer/model-setup.js";
+import { sft, sftExampleOf } from "../../src/trainer/sft.js";
+import { loadModel, saveModel } from "../../src/models/checkpoint.js";
+import { evaluate } from "../../src/trainer/evaluate.js";
+import {
+  MAX_TOKENS,
+  MODEL,
+  TRAIN_EXAMPLES,
+  taskOptions,
+  type SakeEval,
+  type SakeJob,
+  type SakeResult,
+} from "./settings.js";
+
+/** The recipe of an RL arm (recipes/sake.yaml's RL part, from the cached start). */
+export function armRecipe(job: SakeJob) {
+  const s = job.sizes;
+  return resolveConfig({
+    name: job.kind,
+    outDir: job.dir,
+    seed: job.seed,
+    preset: "grpo",
+    model: { type: "checkpoint", path: join(job.startDir, "model") },
+    task: { name: "sake", options: taskOptions(job.filterTurn), trainExamples: TRAIN_EXAMPLES, testExamples: 8 },
+    sampler: { type: "builtin", temperature: 1 },
+    train: {
+      steps: s.steps,
+      promptsPerStep: s.promptsPerStep,
+      groupSize: s.groupSize,
+      maxCompletionTokens: MAX_TOKENS,
+      lr: s.lr,
+      microBatchSize: 16,
+    },
+    eval: { every: 0, atStart: false, examples: 8, temperature: 0, k: [1] },
+    checkpoint: { every: 0, keepBest: false },
+    log: { sampleGroups: 1, progress: false },
+  });
+}
+
+/** Held-out evaluation of a saved model (see the file comment). */
+async function evaluateModel(modelDir: string, job: SakeJob): Promise<SakeEval> {
+  const { model, tokenizer } = loadModel(modelDir);
+  const options = taskOptions(job.filterTurn);
+  const task = getTask("sake", options);
+  const all = task.generate("test", sakeTestSize(options), 0);
+  const examples = all.filter((e) => heldOutHalf(e.prompt) === job.split).slice(0, job.sizes.smoke ? 6 : undefined);
+  const pass: Record<string, number> = {};
+  let tokens = 0,
+    format = 0;
+  for (const d of DECODINGS) {
+    const k = d.temperature === 0 ? [1] : [...new Set([1, job.sizes.evalSamples])];
+    const r = await evaluate(model, tokenizer, task, examples, {
+      maxNewTokens: MAX_TOKENS,
+      seed: job.seed,
+      temperature: d.temperature,
+      k,
+    });
+    pass[d.label] = r.metrics["eval/sake/pass@1"]!;
+    if (d.temperature !== 0) continue;
+    for (const ro of r.groups.flatMap((g) => g.rollouts)) {
+      tokens += ro.completionIds.length;
+      format += Math.round(((ro.terms["kg"] ?? 0) - 0.7 * (ro.terms["em"] ?? 0)) / 0.3); // kg = 0.3·format + 0.7·em
+    }
+  }
+  return {
+    pass,
+    tokensPerQuestion: tokens / examples.length,
+    formatRate: format / examples.length,
+    questions: examples.length,
+  };
+}
+
+async function runJob(job: SakeJob): Promise<SakeResult> {
+  const t0 = performance.now();
+  if (job.kind === "sft") {
+    const modelDir = join(job.startDir, "model");
+    if (!existsSync(join(modelDir, "model.safetensors"))) {
+      const policy = buildModel(MODEL, job.seed);
+      const trainSet = getTask("sake", taskOptions(job.filterTurn)).generate("train", TRAIN_EXAMPLES, 0);
+      const rng = new Rng(job.seed).split("sft");
+      await sft(policy.model, policy.tokenizer, trainSet.map(sftExampleOf), {
+        steps: job.sizes.sftSteps,
+        batchSize: 16,
+        lr: 2e-3,
+        rng,
+      });
+      saveModel(modelDir, policy.model, policy.tokenizer);
+    }
+    const trainSeconds = (performance.now() - t0) / 1000;
+    return { ...job, eval: await evaluateModel(modelDir, job), trainSeconds };
+  }
+  const run = new RunDir(join(job.dir, job.kind));
+  const res = await train(armRecipe(job), {
+    resume: false,
+    overwrite: true,
+    reporters: [jsonlReporter(run)],
+    warn: () => {},
+    ...(job.kind === "control" ? { transformGroups: withinGroupControl(job.seed) } : {}),
+  });
+  const trainSeconds = (performance.now() - t0) / 1000;
+  return { ...job, eval: await evaluateModel(join(res.runDir, "checkpoints", `step-${res.step}`), job), trainSeconds };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const job = JSON.parse(process.argv[2]!) as SakeJob;
+  writeFileSync(join(job.dir, "result.json"), JSON.stringify(await runJob(job)));
+}

@@ -1,0 +1,79 @@
+/**
+ * Settings of `npm run bench:sake` (bench/sake.ts): the policy, the SFT start on gold trajectories, the RL arm, its
+ * control and the ablation without the filtering turn, and the job records the runner and its jobs
+ * (bench/sake/job.ts) exchange. Not tuned yet: recipes/sake.yaml's values, on a larger graph so that the held-out
+ * half has enough questions about unseen drugs (docs/multi-turn.md).
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+
+/** The policy of recipes/sake.yaml: a character-level Llama (d 96, 3 layers). */
+export const MODEL = {
+  type: "new" as const,
+  arch: "llama" as const,
+  dModel: 96,
+  nLayers: 3,
+  nHeads: 4,
+  nKvHeads: 2,
+  maxSeqLen: 384,
+  tokenizer: "char" as const,
+};
+
+/** The graph: 12 drug classes of 8 drugs, so about 19 drugs (38 yes-questions) are held out. */
+export const GRAPH = { drugClasses: 12, drugsPerClass: 8 };
+/** The task options of an arm: SAKE's three turns, or the ablation without the filtering turn. */
+export const taskOptions = (filterTurn: boolean) => ({ graph: GRAPH, preset: "sake3b" as const, filterTurn });
+export const TRAIN_EXAMPLES = 2000;
+/** Completion budget: three turns and two tool answers (the gold is at most about 310 characters). */
+export const MAX_TOKENS = 320;
+
+const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+
+/** Sizes (env overrides for tuning on other seeds or BENCH_SPLIT=tune: BENCH_SAKE_LR, _STEPS, _SFT_STEPS). */
+export function sizes(smoke: boolean) {
+  if (smoke) return { sftSteps: 20, steps: 2, promptsPerStep: 2, groupSize: 4, lr: 1e-3, evalSamples: 1, smoke };
+  return {
+    sftSteps: num("BENCH_SAKE_SFT_STEPS", 400),
+    steps: num("BENCH_SAKE_STEPS", 60),
+    promptsPerStep: 8,
+    groupSize: 8,
+    lr: num("BENCH_SAKE_LR", 5e-5),
+    /** Samples per question at the sampled decodings. */
+    evalSamples: 2,
+    smoke,
+  };
+}
+
+/** One job: a seed's SFT start (with or without the filtering turn), or an RL arm from it. */
+export interface SakeJob {
+  kind: "sft" | "rl" | "control";
+  filterTurn: boolean;
+  seed: number;
+  dir: string;
+  startDir: string;
+  split: "tune" | "final";
+  sizes: ReturnType<typeof sizes>;
+}
+
+/** Held-out evaluation of one model. */
+export interface SakeEval {
+  /** EM at every decoding of bench/harness/decoding.ts (fractions). */
+  pass: Record<string, number>;
+  /** Greedy: mean completion tokens per question (model and tool tokens), and the share with full format credit. */
+  tokensPerQuestion: number;
+  formatRate: number;
+  questions: number;
+}
+
+/** What a job reports. */
+export interface SakeResult extends SakeJob {
+  eval: SakeEval;
+  trainSeconds: number;
+}
+
+/** The start's folder, keyed by the settings it depends on and the source hash. */
+export function startDirOf(workDir: string, seed: number, filterTurn: boolean, smoke: boolean, source: string): string {
+  const settings = JSON.stringify({ MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, sft: sizes(smoke).sftSteps, smoke });
+  const key = createHash("sha256").update(settings).update(source).digest("hex").slice(0, 10);
+  return join(workDir, `start-${filterTurn ? "filter" : "nofilter"}-${seed}-${key}`);
+}
