@@ -10,18 +10,13 @@
  * training: EM at every decoding of bench/harness/decoding.ts, and greedy tokens per question and format rate.
  * Writes `<dir>/result.json`. Usage: `tsx bench/sake/job.ts '<SakeJob as JSON>'`.
  */
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { DECODINGS, heldOutHalf, withinGroupControl } from "../harness/index.js";
+import { DECODINGS, heldOutHalf } from "../harness/index.js";
+import { armRecipe, cachedStart, jobEntry, trainArm } from "../harness/arms.js";
 import { Rng } from "../../src/util/index.js";
 import { getTask, sakeTestSize } from "../../src/tasks/index.js";
-import { resolveConfig } from "../../src/trainer/recipe.js";
-import { train } from "../../src/trainer/train.js";
-import { jsonlReporter } from "../../src/trainer/reporters.js";
-import { RunDir } from "../../src/trainer/run-dir.js";
 import { buildModel } from "../../src/trainer/model-setup.js";
 import { sft, sftExampleOf } from "../../src/trainer/sft.js";
-import { loadModel, saveModel } from "../../src/models/checkpoint.js";
+import { loadModel } from "../../src/models/checkpoint.js";
 import { evaluate } from "../../src/trainer/evaluate.js";
 import {
   MAX_TOKENS,
@@ -32,31 +27,6 @@ import {
   type SakeJob,
   type SakeResult,
 } from "./settings.js";
-
-/** The recipe of an RL arm (recipes/sake.yaml's RL part, from the cached start). */
-export function armRecipe(job: SakeJob) {
-  const s = job.sizes;
-  return resolveConfig({
-    name: job.kind,
-    outDir: job.dir,
-    seed: job.seed,
-    preset: "grpo",
-    model: { type: "checkpoint", path: join(job.startDir, "model") },
-    task: { name: "sake", options: taskOptions(job.filterTurn), trainExamples: TRAIN_EXAMPLES, testExamples: 8 },
-    sampler: { type: "builtin", temperature: 1 },
-    train: {
-      steps: s.steps,
-      promptsPerStep: s.promptsPerStep,
-      groupSize: s.groupSize,
-      maxCompletionTokens: MAX_TOKENS,
-      lr: s.lr,
-      microBatchSize: 16,
-    },
-    eval: { every: 0, atStart: false, examples: 8, temperature: 0, k: [1] },
-    checkpoint: { every: 0, keepBest: false },
-    log: { sampleGroups: 1, progress: false },
-  });
-}
 
 /** Held-out evaluation of a saved model (see the file comment). */
 async function evaluateModel(modelDir: string, job: SakeJob): Promise<SakeEval> {
@@ -93,36 +63,23 @@ async function evaluateModel(modelDir: string, job: SakeJob): Promise<SakeEval> 
 
 async function runJob(job: SakeJob): Promise<SakeResult> {
   const t0 = performance.now();
+  const seconds = () => (performance.now() - t0) / 1000;
+  const task = { name: "sake", options: taskOptions(job.filterTurn), trainExamples: TRAIN_EXAMPLES };
   if (job.kind === "sft") {
-    const modelDir = join(job.startDir, "model");
-    if (!existsSync(join(modelDir, "model.safetensors"))) {
+    const modelDir = await cachedStart(job.startDir, async () => {
       const policy = buildModel(MODEL, job.seed);
-      const trainSet = getTask("sake", taskOptions(job.filterTurn)).generate("train", TRAIN_EXAMPLES, 0);
-      const rng = new Rng(job.seed).split("sft");
-      await sft(policy.model, policy.tokenizer, trainSet.map(sftExampleOf), {
-        steps: job.sizes.sftSteps,
-        batchSize: 16,
-        lr: 2e-3,
-        rng,
-      });
-      saveModel(modelDir, policy.model, policy.tokenizer);
-    }
-    const trainSeconds = (performance.now() - t0) / 1000;
+      const trainSet = getTask(task.name, task.options).generate("train", TRAIN_EXAMPLES, 0);
+      const opts = { steps: job.sizes.sftSteps, batchSize: 16, lr: 2e-3, rng: new Rng(job.seed).split("sft") };
+      await sft(policy.model, policy.tokenizer, trainSet.map(sftExampleOf), opts);
+      return policy;
+    });
+    const trainSeconds = seconds();
     return { ...job, eval: await evaluateModel(modelDir, job), trainSeconds };
   }
-  const run = new RunDir(join(job.dir, job.kind));
-  const res = await train(armRecipe(job), {
-    resume: false,
-    overwrite: true,
-    reporters: [jsonlReporter(run)],
-    warn: () => {},
-    ...(job.kind === "control" ? { transformGroups: withinGroupControl(job.seed) } : {}),
-  });
-  const trainSeconds = (performance.now() - t0) / 1000;
-  return { ...job, eval: await evaluateModel(join(res.runDir, "checkpoints", `step-${res.step}`), job), trainSeconds };
+  const config = armRecipe({ ...job, task, sizes: job.sizes, maxTokens: MAX_TOKENS });
+  const checkpoint = await trainArm(config, job.kind === "control");
+  const trainSeconds = seconds();
+  return { ...job, eval: await evaluateModel(checkpoint, job), trainSeconds };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const job = JSON.parse(process.argv[2]!) as SakeJob;
-  writeFileSync(join(job.dir, "result.json"), JSON.stringify(await runJob(job)));
-}
+await jobEntry(import.meta.url, runJob);

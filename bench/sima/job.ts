@@ -11,19 +11,14 @@
  * statistics, and greedy arithmetic pass@1. Writes `<dir>/result.json`.
  * Usage: `tsx bench/sima/job.ts '<SimaJob as JSON>'`.
  */
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { DECODINGS, heldOutExamples, withinGroupControl } from "../harness/index.js";
+import { DECODINGS, heldOutExamples } from "../harness/index.js";
+import { armRecipe, cachedStart, jobEntry, trainArm } from "../harness/arms.js";
 import { Rng } from "../../src/util/index.js";
 import { getTask } from "../../src/tasks/index.js";
 import type { SimaGold } from "../../src/tasks/sima.js";
-import { resolveConfig } from "../../src/trainer/recipe.js";
-import { train } from "../../src/trainer/train.js";
-import { jsonlReporter } from "../../src/trainer/reporters.js";
-import { RunDir } from "../../src/trainer/run-dir.js";
 import { buildModel } from "../../src/trainer/model-setup.js";
 import { sft, sftExampleOf, type SftExample } from "../../src/trainer/sft.js";
-import { loadModel, saveModel } from "../../src/models/checkpoint.js";
+import { loadModel } from "../../src/models/checkpoint.js";
 import { evaluate } from "../../src/trainer/evaluate.js";
 import {
   ARITHMETIC,
@@ -35,31 +30,6 @@ import {
   type SimaJob,
   type SimaResult,
 } from "./settings.js";
-
-/** The recipe of an RL arm (recipes/sima.yaml's RL part, from the cached start). */
-export function armRecipe(job: SimaJob) {
-  const s = job.sizes;
-  return resolveConfig({
-    name: job.kind,
-    outDir: job.dir,
-    seed: job.seed,
-    preset: "grpo",
-    model: { type: "checkpoint", path: join(job.startDir, "model") },
-    task: { ...SIMA, testExamples: 20 },
-    sampler: { type: "builtin", temperature: 1 },
-    train: {
-      steps: s.steps,
-      promptsPerStep: s.promptsPerStep,
-      groupSize: s.groupSize,
-      maxCompletionTokens: MAX_TOKENS,
-      lr: s.lr,
-      microBatchSize: 16,
-    },
-    eval: { every: 0, atStart: false, examples: 20, temperature: 0, k: [1] },
-    checkpoint: { every: 0, keepBest: false },
-    log: { sampleGroups: 1, progress: false },
-  });
-}
 
 /** The SFT mix: solver trajectories of SFT_KINDS and a `mix` share of arithmetic golds, shuffled. */
 export function sftMix(seed: number, mix: number): SftExample[] {
@@ -115,35 +85,22 @@ async function evaluateModel(modelDir: string, job: SimaJob): Promise<SimaEval> 
 
 async function runJob(job: SimaJob): Promise<SimaResult> {
   const t0 = performance.now();
+  const seconds = () => (performance.now() - t0) / 1000;
   if (job.kind === "sft") {
-    const modelDir = join(job.startDir, "model");
-    if (!existsSync(join(modelDir, "model.safetensors"))) {
+    const modelDir = await cachedStart(job.startDir, async () => {
       const policy = buildModel(MODEL, job.seed);
       const rng = new Rng(job.seed).split("sft");
-      await sft(policy.model, policy.tokenizer, sftMix(job.seed, job.sizes.mix), {
-        steps: job.sizes.sftSteps,
-        batchSize: 16,
-        lr: 1e-3,
-        rng,
-      });
-      saveModel(modelDir, policy.model, policy.tokenizer);
-    }
-    const trainSeconds = (performance.now() - t0) / 1000;
+      const opts = { steps: job.sizes.sftSteps, batchSize: 16, lr: 1e-3, rng };
+      await sft(policy.model, policy.tokenizer, sftMix(job.seed, job.sizes.mix), opts);
+      return policy;
+    });
+    const trainSeconds = seconds();
     return { ...job, eval: await evaluateModel(modelDir, job), trainSeconds };
   }
-  const run = new RunDir(join(job.dir, job.kind));
-  const res = await train(armRecipe(job), {
-    resume: false,
-    overwrite: true,
-    reporters: [jsonlReporter(run)],
-    warn: () => {},
-    ...(job.kind === "control" ? { transformGroups: withinGroupControl(job.seed) } : {}),
-  });
-  const trainSeconds = (performance.now() - t0) / 1000;
-  return { ...job, eval: await evaluateModel(join(res.runDir, "checkpoints", `step-${res.step}`), job), trainSeconds };
+  const config = armRecipe({ ...job, task: SIMA, sizes: job.sizes, maxTokens: MAX_TOKENS });
+  const checkpoint = await trainArm(config, job.kind === "control");
+  const trainSeconds = seconds();
+  return { ...job, eval: await evaluateModel(checkpoint, job), trainSeconds };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const job = JSON.parse(process.argv[2]!) as SimaJob;
-  writeFileSync(join(job.dir, "result.json"), JSON.stringify(await runJob(job)));
-}
+await jobEntry(import.meta.url, runJob);

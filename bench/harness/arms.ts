@@ -1,0 +1,92 @@
+/**
+ * The parts every effect bench's job script repeats: the recipe of an RL arm from a cached start, training the arm
+ * (or its within-group shuffled-reward control), training a start once, and the job script's entry point. The
+ * multi-turn benches (bench/sake/job.ts, bench/sima/job.ts) use them.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveConfig } from "../../src/trainer/recipe.js";
+import { train } from "../../src/trainer/train.js";
+import { jsonlReporter } from "../../src/trainer/reporters.js";
+import { RunDir } from "../../src/trainer/run-dir.js";
+import { saveModel } from "../../src/models/checkpoint.js";
+import type { Transformer } from "../../src/models/transformer.js";
+import type { Tokenizer } from "../../src/models/tokenizer.js";
+import { withinGroupControl } from "./controls.js";
+
+/** An RL arm's sizes. */
+export interface ArmSizes {
+  steps: number;
+  promptsPerStep: number;
+  groupSize: number;
+  lr: number;
+}
+
+/**
+ * The recipe of an RL arm from `<startDir>/model`: the `grpo` preset, the built-in sampler at T 1, no evaluation and
+ * no intermediate checkpoints (the job evaluates the final model itself).
+ */
+export function armRecipe(arm: {
+  kind: string;
+  dir: string;
+  seed: number;
+  startDir: string;
+  task: { name: string; options: unknown; trainExamples: number };
+  sizes: ArmSizes;
+  maxTokens: number;
+}) {
+  const s = arm.sizes;
+  return resolveConfig({
+    name: arm.kind,
+    outDir: arm.dir,
+    seed: arm.seed,
+    preset: "grpo",
+    model: { type: "checkpoint", path: join(arm.startDir, "model") },
+    task: { ...arm.task, testExamples: 8 },
+    sampler: { type: "builtin", temperature: 1 },
+    train: {
+      steps: s.steps,
+      promptsPerStep: s.promptsPerStep,
+      groupSize: s.groupSize,
+      maxCompletionTokens: arm.maxTokens,
+      lr: s.lr,
+      microBatchSize: 16,
+    },
+    eval: { every: 0, atStart: false, examples: 8, temperature: 0, k: [1] },
+    checkpoint: { every: 0, keepBest: false },
+    log: { sampleGroups: 1, progress: false },
+  });
+}
+
+/** Trains an arm (`control`: verifier outputs permuted within each group); returns its final checkpoint folder. */
+export async function trainArm(config: ReturnType<typeof armRecipe>, control: boolean): Promise<string> {
+  const run = new RunDir(join(config.outDir, config.name));
+  const res = await train(config, {
+    resume: false,
+    overwrite: true,
+    reporters: [jsonlReporter(run)],
+    warn: () => {},
+    ...(control ? { transformGroups: withinGroupControl(config.seed) } : {}),
+  });
+  return join(res.runDir, "checkpoints", `step-${res.step}`);
+}
+
+/** Makes a start once: runs `make` and saves its model unless `<startDir>/model` holds one; returns that folder. */
+export async function cachedStart(
+  startDir: string,
+  make: () => Promise<{ model: Transformer; tokenizer: Tokenizer }>,
+): Promise<string> {
+  const modelDir = join(startDir, "model");
+  if (!existsSync(join(modelDir, "model.safetensors"))) {
+    const { model, tokenizer } = await make();
+    saveModel(modelDir, model, tokenizer);
+  }
+  return modelDir;
+}
+
+/** A job script's entry: when run directly, parses the job from argv and writes `<job.dir>/result.json`. */
+export async function jobEntry<J extends { dir: string }>(metaUrl: string, run: (job: J) => Promise<unknown>) {
+  if (metaUrl !== `file://${process.argv[1]}`) return;
+  const job = JSON.parse(process.argv[2]!) as J;
+  writeFileSync(join(job.dir, "result.json"), JSON.stringify(await run(job)));
+}
