@@ -33,6 +33,8 @@ export interface GroupSamplingOptions {
   idPrefix: string;
   /** Largest number of rows per sampler call (memory bound); default all rows at once. */
   maxRows?: number;
+  /** A masked-diffusion policy's sampler knobs (src/sampling/diffusion.ts); a decoder ignores them. */
+  diffusion?: { steps?: number; blockLength?: number; remasking?: "lowConfidence" | "random" };
 }
 
 /** Prompt ids as the model sees them: bos (if any) then the encoded prompt. */

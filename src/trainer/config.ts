@@ -81,6 +81,27 @@ export const SamplerSchema = z.discriminatedUnion("type", [
       .lte(1)
       .default(1)
       .describe("1 = off; < 1 makes sampled and trained distributions differ (warning)"),
+    diffusion: z
+      .strictObject({
+        steps: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe("denoising steps over the answer; a multiple of the blocks (default one per token)"),
+        blockLength: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe("semi-autoregressive block length; divides train.maxCompletionTokens (default one block)"),
+        remasking: z
+          .enum(["lowConfidence", "random"])
+          .optional()
+          .describe("which proposals stay masked: the least confident (LLaDA's default) or a random choice"),
+      })
+      .optional()
+      .describe("the masked-diffusion sampler's knobs (algorithm.diffusion policies only; docs/diffusion.md)"),
   }),
   OpenAiSamplerSchema, // generation on an OpenAI-compatible server (docs/remote-sampler.md)
 ]);
@@ -267,6 +288,7 @@ export function checkConfig(c: TrainConfig): ConfigProblem[] {
   }
   if (a.replay.type !== "none") out.push(...replayProblems(c));
   out.push(...offPolicyProblems(c));
+  out.push(...diffusionSamplerProblems(c));
   const clip = a.policy.clip;
   if (clip.type === "ppo" && clip.dualClip !== null && !(clip.dualClip > 1 + clip.epsHigh)) {
     out.push({ path: "algorithm.policy.clip.dualClip", message: `must be > 1 + epsHigh = ${1 + clip.epsHigh} (§2.2)` });
@@ -371,6 +393,37 @@ function offPolicyProblems(c: TrainConfig): ConfigProblem[] {
     });
   }
   return out;
+}
+
+/** The diffusion sampler's knobs must fit the answer region (one block length dividing it, steps per block). */
+export function diffusionSamplerProblems(c: TrainConfig): ConfigProblem[] {
+  const d = c.sampler.type === "builtin" ? c.sampler.diffusion : undefined;
+  if (!d) return [];
+  if (c.algorithm.diffusion.type === "none")
+    return [
+      {
+        path: "sampler.diffusion",
+        message: 'applies to a masked-diffusion policy only; set algorithm.diffusion.type ("wd1" or "diffuGrpo")',
+      },
+    ];
+  const gen = c.train.maxCompletionTokens;
+  const block = d.blockLength ?? gen;
+  if (gen % block !== 0)
+    return [
+      {
+        path: "sampler.diffusion.blockLength",
+        message: `${block} does not divide train.maxCompletionTokens ${gen} (the answer region)`,
+      },
+    ];
+  const blocks = gen / block;
+  if (d.steps !== undefined && d.steps % blocks !== 0)
+    return [
+      {
+        path: "sampler.diffusion.steps",
+        message: `${d.steps} is not a multiple of the ${blocks} blocks (maxCompletionTokens ${gen} / blockLength ${block})`,
+      },
+    ];
+  return [];
 }
 
 /** Warnings the spec asks for (config is valid but probably not what was meant). */

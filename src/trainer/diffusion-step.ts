@@ -2,8 +2,8 @@
  * Training a masked-diffusion policy (src/models/diffusion-lm.ts), the parts of the loop that differ from a decoder's:
  * - sampling: `sampleGroupsFor` decodes a DiffusionLM's groups by iterative unmasking (src/sampling/diffusion.ts)
  *   into the same Rollout records (a decoder's go to the episode loop). The answer region is the token budget
- *   (genLength = maxCompletionTokens), decoded in one block, one token per step, low-confidence remasking, at the
- *   run's temperature. There are no exact log-probs, so `samplerLogprobs` are 0 and never read.
+ *   (genLength = maxCompletionTokens), decoded by default in one block, one token per step, low-confidence
+ *   remasking (`sampler.diffusion` sets steps, blockLength and remasking), at the run's temperature. There are no exact log-probs, so `samplerLogprobs` are 0 and never read.
  * - the update: `updateDiffusionPolicy` runs μ inner iterations, one optimizer step each, with the iteration's mask
  *   seed; the loss is wd1's or diffu-GRPO's (src/algorithms/diffusion-loss.ts) on the d1 one-pass estimate, whose
  *   forward runs here. Micro-batches hold whole groups, and the normalisers (Q groups, B sequences, N_tok tokens)
@@ -98,7 +98,12 @@ export async function sampleGroupsFor(
     const chunk = rows.slice(at, at + maxRows);
     const rng = opts.rng.split(at);
     out.push(
-      ...sampleDiffusion(model, tokenizer, chunk, { genLength: opts.maxNewTokens, temperature: opts.temperature, rng }),
+      ...sampleDiffusion(model, tokenizer, chunk, {
+        ...opts.diffusion,
+        genLength: opts.maxNewTokens,
+        temperature: opts.temperature,
+        rng,
+      }),
     );
   }
   return examples.map((ex, q) => {

@@ -8,7 +8,7 @@ import { Rng } from "../util/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import "./builtins.js";
-import { scoreGroups } from "../rollout/groups.js";
+import { scoreGroups, type GroupSamplingOptions } from "../rollout/groups.js";
 import { sampleGroupsFor } from "./diffusion-step.js";
 import type { RolloutGroup } from "../rollout/types.js";
 import type { Example, Task } from "../tasks/types.js";
@@ -22,6 +22,8 @@ export interface EvalOptions {
   seed: number;
   /** Rows per sampler call. */
   maxRows?: number;
+  /** A masked-diffusion policy's sampler knobs (the recipe's `sampler.diffusion`). */
+  diffusion?: GroupSamplingOptions["diffusion"];
 }
 
 /** Evaluation metrics plus the scored groups (for inspection). */
@@ -52,6 +54,7 @@ export async function evaluate(
     policyVersion: -1,
     idPrefix: "eval",
     ...(opts.maxRows ? { maxRows: opts.maxRows } : {}),
+    ...(opts.diffusion ? { diffusion: opts.diffusion } : {}),
   });
   const byId = new Map(examples.map((e) => [e.id, e]));
   const stats = await scoreGroups(task, byId, groups);

@@ -144,7 +144,14 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const runEval = async (step: number) => {
     const t0 = performance.now();
     const { temperature, k } = config.eval;
-    const res = await evaluate(model, tokenizer, task, testSet, { temperature, k, maxNewTokens, seed: config.seed });
+    const diffusion = config.sampler.type === "builtin" ? config.sampler.diffusion : undefined;
+    const res = await evaluate(model, tokenizer, task, testSet, {
+      temperature,
+      k,
+      maxNewTokens,
+      seed: config.seed,
+      ...(diffusion ? { diffusion } : {}),
+    });
     res.metrics["time/eval"] = (performance.now() - t0) / 1000;
     emit(reporters, "onEval", step, res.metrics);
     const score = res.metrics[passKey] ?? -Infinity;
@@ -165,6 +172,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     temperature: config.sampler.temperature,
     topK: config.sampler.topK,
     topP: config.sampler.topP,
+    ...(config.sampler.type === "builtin" && config.sampler.diffusion ? { diffusion: config.sampler.diffusion } : {}),
     ...(task.stop ? { stop: task.stop } : {}),
     rng: stepRngOf(step).split(`gen-${genBatch}`),
     policyVersion,

@@ -3,7 +3,7 @@
  * and diffu-GRPO on 4×4 sudoku change the weights and log their metrics; the config rules hold at run start.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDiffusionModel, DiffusionLM, loadModel, saveModel } from "../../src/models/index.js";
@@ -94,4 +94,40 @@ describe("training a masked-diffusion policy", () => {
     const plain = recipe("plain", { policy: { clip: { type: "ppo" } } }, { model: { type: "checkpoint", path: dir } });
     await expect(train(plain, { resume: false, reporters: [] })).rejects.toThrow(/no exact token log-probs/);
   }, 60_000);
+});
+
+describe("sampler.diffusion: the diffusion sampler's knobs in the recipe", () => {
+  const wd1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1" } };
+  const withSampler = (name: string, diffusion: Record<string, unknown>) =>
+    recipe(name, wd1, { sampler: { type: "builtin", diffusion } });
+
+  it("reach the rollouts: random remasking and semi-autoregressive blocks sample other answers than the default", async () => {
+    const texts = async (name: string, diffusion?: Record<string, unknown>) => {
+      const config = diffusion ? withSampler(name, diffusion) : recipe(name, wd1);
+      const dir = new RunDir(join(config.outDir, config.name));
+      const one = { ...config, train: { ...config.train, steps: 1 }, log: { ...config.log, sampleGroups: 2 } };
+      await train(one, { resume: false, reporters: [jsonlReporter(dir)] });
+      return readFileSync(dir.samplesPath, "utf8").replace(/"(time|t)[A-Za-z/]*":[0-9.e-]+,?/g, "");
+    };
+    const base = await texts("default");
+    expect(await texts("same", {})).toBe(base); // an empty section is the default
+    expect(await texts("random", { remasking: "random" })).not.toBe(base);
+    expect(await texts("blocks", { blockLength: 17, steps: 34 })).not.toBe(base);
+  }, 60_000);
+
+  it("fail at load with the field named when they do not fit the answer region or the policy", () => {
+    expect(() => withSampler("b", { blockLength: 5 })).toThrow(/sampler\.diffusion\.blockLength: 5 does not divide/);
+    expect(() => withSampler("s", { blockLength: 17, steps: 3 })).toThrow(
+      /sampler\.diffusion\.steps: 3 is not a multiple of the 2 blocks/,
+    );
+    expect(() =>
+      resolveConfig({
+        name: "ar",
+        outDir: "/tmp/x",
+        model: { type: "new", dModel: 16, nLayers: 1, nHeads: 2, maxSeqLen: 32 },
+        task: { name: "addition" },
+        sampler: { type: "builtin", diffusion: { remasking: "random" } },
+      } as Recipe),
+    ).toThrow(/sampler\.diffusion: applies to a masked-diffusion policy only/);
+  });
 });
