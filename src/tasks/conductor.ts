@@ -10,9 +10,11 @@
  * worker outputs live in `rewardInfo.chain` (shown in samples.jsonl), never in the completion.
  *
  * Departures: the final answer must be the last step's whole output, an integer (no extraction from prose, so a
- * worker that lists several numbers earns nothing); a chain that fails (a worker throws, hangs or a self-call passes
- * the depth limit) has no answer and earns the parse credit 0.5, never null, so a broken worker costs that rollout
- * and not the run (conductor-plan's `infraFailure` null is not used).
+ * worker that lists several numbers earns nothing). A chain that fails has no answer. When the failure is the
+ * infrastructure's (a worker's HTTP error or malformed server reply, or a call that timed out: rewards spec §8) the
+ * completion is not scorable (null, counted by the trainer) under `onInfraFailure: "null"`, the default; with
+ * "parse" it earns the parse credit 0.5 like a worker that answers badly or not at all (an empty or wrong answer, or
+ * a self-call past the depth limit), so a broken worker costs that rollout and not the run.
  */
 import { z } from "zod";
 import { ConfigError } from "../util/errors.js";
@@ -96,6 +98,12 @@ export const conductorOptions = z
     digits: z.number().int().min(2).max(3).default(2).describe("digits of each factor"),
     maxSteps: z.number().int().min(1).max(16).default(4).describe("longer plans are invalid (reward 0)"),
     timeoutMs: z.number().int().min(1).max(600_000).default(10_000).describe("per worker call"),
+    onInfraFailure: z
+      .enum(["null", "parse"])
+      .default("null")
+      .describe(
+        "a chain broken by infrastructure (HTTP error, timeout): null, not scorable (rewards spec §8), or the parse credit 0.5",
+      ),
     selfCalls: z
       .object({
         maxDepth: z.number().int().min(1).max(3).default(1),
@@ -131,6 +139,8 @@ export interface ChainResult {
   /** The last step's output, or null when the chain failed. */
   answer: string | null;
   failed: boolean;
+  /** True when a step failed for the infrastructure's reasons (HTTP error, malformed server reply, timeout). */
+  infraFailure?: boolean;
   steps: readonly unknown[];
   workerTokens: number;
 }
@@ -194,12 +204,16 @@ export const conductorTask = defineTask<ConductorGold, ConductorOptions>({
 
 /** Builds the task with a chain runner: score parses the plan, runs a valid one, and applies conductor-plan. */
 export function createConductorTask(options: ConductorInput, runChain: ChainRunner): Task<ConductorGold> {
-  const base = conductorTask.create(conductorOptions.parse(options));
-  return withChainScoring(base, runChain);
+  const o = conductorOptions.parse(options);
+  return withChainScoring(conductorTask.create(o), runChain, o.onInfraFailure);
 }
 
 /** Replaces a conductor task's score by: parse → (valid) execute → conductor-plan on the chain's final answer. */
-export function withChainScoring(base: Task<ConductorGold>, runChain: ChainRunner): Task<ConductorGold> {
+export function withChainScoring(
+  base: Task<ConductorGold>,
+  runChain: ChainRunner,
+  onInfraFailure: ConductorOptions["onInfraFailure"] = "null",
+): Task<ConductorGold> {
   return {
     ...base,
     async score(example, completion) {
@@ -215,9 +229,14 @@ export function withChainScoring(base: Task<ConductorGold>, runChain: ChainRunne
       }
       const chain = await runChain(plan.plan, example);
       const correct = isCorrectAnswer(chain.answer, gold.answer);
+      const infraFailure = chain.failed && chain.infraFailure === true && onInfraFailure === "null";
       const res = await scoreWithTerms(base.terms, {
         completion,
-        gold: { pool: gold.pool, maxSteps: gold.maxSteps, chain: { correct } },
+        gold: {
+          pool: gold.pool,
+          maxSteps: gold.maxSteps,
+          chain: { correct, ...(infraFailure ? { infraFailure } : {}) },
+        },
       });
       return { ...res, info: { ...res.info, chain } };
     },

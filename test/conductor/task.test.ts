@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import "../../src/rewards/index.js";
 import { getTask } from "../../src/tasks/index.js";
 import { createConductor } from "../../src/rollout/conductor/index.js";
-import { WorkerPool, programWorker, type Worker } from "../../src/rollout/conductor/pool.js";
+import { WorkerPool, openaiWorker, programWorker, type Worker } from "../../src/rollout/conductor/pool.js";
 import { conductorTask, isCorrectAnswer, DEFAULT_WORKERS } from "../../src/tasks/conductor.js";
 import { SKILLS, drawQuestion, goldPlan, planText, skillPairs } from "../../src/tasks/conductor-skills.js";
 import { splitOf } from "../../src/tasks/generate.js";
@@ -147,9 +147,9 @@ describe("rewards of bad input, never executed", () => {
   });
 });
 
-describe("a worker that hangs or throws costs that rollout, never the run", () => {
+describe("a worker that hangs or throws: infrastructure failures are not scorable, bad answers cost the rollout", () => {
   const ex = conductorTask.create({ kinds: ["word"] }).generate("train", 1, 0)[0]!;
-  it("hangs: the step times out, the chain fails, the plan still earns the parse credit 0.5", async () => {
+  it("hangs: the step times out, the chain fails and is not scorable (null, rewards spec §8); 0.5 with onInfraFailure parse", async () => {
     const hang: Worker = {
       id: "multiplier",
       description: "m",
@@ -161,10 +161,40 @@ describe("a worker that hangs or throws costs that rollout, never the run", () =
     const t0 = performance.now();
     const res = await task.score(ex, ex.goldCompletion);
     expect(performance.now() - t0).toBeLessThan(2000);
-    expect(res.score).toBe(0.5);
+    expect(res.score).toBeNull();
     const chain = res.info!.chain as Chain;
     expect(chain.steps.map((s) => s.status)).toEqual(["ok", "error", "skipped"]);
     expect(chain.steps[1]!.error).toMatch(/timeout/);
+    expect([chain.steps[1]!.infra, chain.infraFailure]).toEqual([true, true]);
+    const lenient = createConductor(
+      { kinds: ["word"], timeoutMs: 50, onInfraFailure: "parse" },
+      { pool: countingPool({ n: 0 }, { 1: hang }) },
+    );
+    expect((await lenient.score(ex, ex.goldCompletion)).score).toBe(0.5);
+  });
+  it("an HTTP error or a malformed server reply is the infrastructure's (null); an empty answer is the worker's (0.5)", async () => {
+    const reply = (status: number, body: string): Worker =>
+      openaiWorker({
+        id: "adder",
+        description: "a",
+        maxTokens: 9,
+        cost: 1,
+        baseUrl: "http://x/v1",
+        model: "m",
+        fetch: (async () => new Response(body, { status })) as typeof fetch,
+      });
+    const chat = (content: string) => JSON.stringify({ choices: [{ message: { content } }] });
+    for (const [w, score] of [
+      [reply(503, "overloaded"), null],
+      [reply(200, "<html>"), null],
+      [reply(200, "{}"), null],
+      [reply(200, chat("")), 0.5],
+      [reply(200, chat("seven")), 0.5],
+    ] as const) {
+      const task = createConductor({ kinds: ["word"] }, { pool: countingPool({ n: 0 }, { 2: w }) });
+      const res = await task.score(ex, ex.goldCompletion);
+      expect(res.score, (res.info!.chain as Chain).steps[2]!.error ?? "").toBe(score);
+    }
   });
   it("throws: recorded, 0.5", async () => {
     const boom: Worker = {

@@ -1,7 +1,7 @@
 /**
  * The Conductor end to end through `train()`: a tiny planner, warm-started by SFT on gold plans, runs RL steps over
  * a pool of exact program workers, a frozen built-in checkpoint worker (the multiplier) and an endpoint that refuses
- * connections (the adder: its failures cost those rollouts, not the run). The planner's completion holds only
+ * connections (the adder: with onInfraFailure "parse", its failures cost those rollouts, not the run). The planner's completion holds only
  * its own tokens (all trained, no inserted segment), the worker checkpoint's weights do not move,
  * and the executed chains appear in samples.jsonl and in the step metrics.
  */
@@ -48,7 +48,14 @@ describe("a few RL steps of a tiny planner", () => {
       seed: 3,
       preset: "grpo",
       model: { type: "new", arch: "llama", dModel: 32, nLayers: 2, nHeads: 2, maxSeqLen: 192 },
-      task: { name: "conductor", options: { workers, kinds: ["expr"] }, trainExamples: 64, testExamples: 4 },
+      // "parse": the dead endpoint's chains earn 0.5 (under the default "null" they are not scorable, and a run
+      // where most completions are stops at maxNullFrac: test/conductor/task.test.ts).
+      task: {
+        name: "conductor",
+        options: { workers, kinds: ["expr"], onInfraFailure: "parse" },
+        trainExamples: 64,
+        testExamples: 4,
+      },
       sft: { enabled: true, steps: 120, batchSize: 16, lr: 0.01 },
       algorithm: { kl: { beta: 0 } },
       train: { steps: 3, promptsPerStep: 2, groupSize: 4, maxCompletionTokens: 96, lr: 0.001 },

@@ -4,6 +4,8 @@
  * (not the question: the planner writes what a worker needs into its subtask). A step starts as soon as the steps it
  * may see are done, so independent steps run concurrently. Each call has a timeout; a worker that throws, hangs or
  * answers nothing fails its step, and a step that may see a failed step is skipped; both are recorded in the chain.
+ * A failure of the infrastructure (a WorkerInfraError: transport, HTTP status, malformed server reply; or a
+ * timeout) is marked `infra` on its step and `infraFailure` on the chain, which the task scores as not scorable.
  * The chain's final answer is the last step's output (null when that step did not succeed).
  *
  * Self-calls (the paper's recursive Conductor, §4.4): with `self`, the id after the pool's last is the planner
@@ -15,7 +17,7 @@
  */
 import type { Plan } from "../../rewards/plan.js";
 import { stepPrompt } from "../../tasks/conductor-skills.js";
-import type { WorkerPool, WorkerReply } from "./pool.js";
+import { WorkerInfraError, type WorkerPool, type WorkerReply } from "./pool.js";
 
 /** One executed step. */
 export interface ChainStep {
@@ -33,6 +35,8 @@ export interface ChainStep {
   ms: number;
   status: "ok" | "error" | "skipped";
   error?: string;
+  /** The step failed for the infrastructure's reasons: a WorkerInfraError or a timeout (rewards spec §8). */
+  infra?: boolean;
   /** A self-call's executed sub-chain. */
   sub?: Chain;
 }
@@ -43,6 +47,8 @@ export interface Chain {
   /** The last step's output; null when it failed, was skipped, or the plan was invalid. */
   answer: string | null;
   failed: boolean;
+  /** A step (or a sub-chain's step) failed for the infrastructure's reasons. */
+  infraFailure: boolean;
   /** Why the plan was not executed (invalid plan). */
   invalid?: string;
   workerTokens: number;
@@ -100,7 +106,8 @@ export async function executePlan(plan: Plan, pool: WorkerPool, opts: ExecuteOpt
   const depth = opts.depth ?? 0;
   const workers = pool.size + (opts.self ? 1 : 0);
   const invalid = checkPlan(plan, workers, opts.maxSteps ?? 16);
-  if (invalid !== null) return { steps: [], answer: null, failed: true, invalid, workerTokens: 0, cost: 0, depth };
+  if (invalid !== null)
+    return { steps: [], answer: null, failed: true, infraFailure: false, invalid, workerTokens: 0, cost: 0, depth };
 
   const steps: ChainStep[] = [];
   const done: Promise<ChainStep>[] = [];
@@ -120,6 +127,7 @@ export async function executePlan(plan: Plan, pool: WorkerPool, opts: ExecuteOpt
     steps,
     answer,
     failed: answer === null,
+    infraFailure: steps.some((st) => st.infra === true || st.sub?.infraFailure === true),
     workerTokens: steps.reduce((s, st) => s + st.tokens, 0),
     cost,
     depth,
@@ -177,6 +185,7 @@ async function runStep(
   } catch (err) {
     step.status = "error";
     step.error = `${step.worker}: ${err instanceof Error ? err.message : String(err)}`;
+    if (err instanceof WorkerInfraError || err instanceof TimeoutError) step.infra = true;
   }
   step.ms = Math.round(performance.now() - t0);
   return step;
@@ -203,6 +212,11 @@ function checkReply(reply: WorkerReply): void {
   if (!(reply.tokens >= 0)) throw new Error(`reported ${String(reply.tokens)} tokens`);
 }
 
+/** A call that gave no answer within its time. */
+export class TimeoutError extends Error {
+  override readonly name = "TimeoutError";
+}
+
 /** Runs `fn` with an AbortSignal that fires after `ms`; rejects at the timeout even if `fn` ignores the signal. */
 export async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
   const ctl = new AbortController();
@@ -210,7 +224,7 @@ export async function withTimeout<T>(fn: (signal: AbortSignal) => Promise<T>, ms
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       ctl.abort();
-      reject(new Error(`timeout: no answer within ${ms} ms`));
+      reject(new TimeoutError(`timeout: no answer within ${ms} ms`));
     }, ms);
   });
   try {

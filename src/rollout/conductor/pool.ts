@@ -154,6 +154,11 @@ export function checkpointWorker(o: CheckpointWorkerOptions): Worker {
   };
 }
 
+/** A failure of a worker's infrastructure (transport, HTTP status, malformed server reply), not of its answer. */
+export class WorkerInfraError extends Error {
+  override readonly name = "WorkerInfraError";
+}
+
 /** Options of an OpenAI-compatible worker. */
 export interface OpenAiWorkerOptions extends WorkerInfo {
   /** Base URL up to and including the version, e.g. http://localhost:8000/v1. */
@@ -183,9 +188,12 @@ export function openaiWorker(o: OpenAiWorkerOptions): Worker {
           temperature: o.temperature ?? 0,
         }),
         signal: call.signal,
+      }).catch((err: unknown) => {
+        if (call.signal?.aborted) throw err; // the executor's timeout, which it records itself
+        throw new WorkerInfraError(`${url}: ${err instanceof Error ? err.message : String(err)}`);
       });
       const body = await res.text();
-      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}: ${body.slice(0, 200)}`);
+      if (!res.ok) throw new WorkerInfraError(`${url}: HTTP ${res.status}: ${body.slice(0, 200)}`);
       return parseChatReply(body, url);
     },
   };
@@ -197,11 +205,11 @@ export function parseChatReply(body: string, source: string): WorkerReply {
   try {
     json = JSON.parse(body);
   } catch {
-    throw new Error(`${source}: reply is not JSON: ${body.slice(0, 200)}`);
+    throw new WorkerInfraError(`${source}: reply is not JSON: ${body.slice(0, 200)}`);
   }
   const j = json as { choices?: { message?: { content?: unknown } }[]; usage?: { completion_tokens?: unknown } };
   const text = j.choices?.[0]?.message?.content;
-  if (typeof text !== "string") throw new Error(`${source}: reply has no choices[0].message.content string`);
+  if (typeof text !== "string") throw new WorkerInfraError(`${source}: reply has no choices[0].message.content string`);
   const used = j.usage?.completion_tokens;
   const tokens = typeof used === "number" && Number.isFinite(used) ? used : Math.ceil(text.length / 4);
   return { text, tokens };

@@ -85,7 +85,7 @@ export function createConductor(options: ConductorInput = {}, rt: ConductorRunti
   const self = o.selfCalls ? selfCall(o, rt.planner) : undefined;
   const runChain: ChainRunner = (plan) =>
     executePlan(plan, pool, { timeoutMs: o.timeoutMs, maxSteps: o.maxSteps, ...(self ? { self } : {}) });
-  return withChainScoring(conductorTask.create(o), runChain);
+  return withChainScoring(conductorTask.create(o), runChain, o.onInfraFailure);
 }
 
 /** The planner as a worker of its own plans: writes a plan for a sub-question with the task's planner prompt. */
