@@ -14,7 +14,7 @@ export const MODEL = {
   dModel: 128,
   nLayers: 4,
   nHeads: 4,
-  maxSeqLen: 832,
+  maxSeqLen: 1152,
   tokenizer: "char" as const,
 };
 
@@ -23,8 +23,8 @@ export const SIMA = { name: "sima", options: { maxSteps: 8, minSteps: 3, maxRoom
 export const SFT_KINDS = ["reach", "fetch", "open", "place"] as const;
 /** The unrelated skill: arithmetic with a boxed answer, the same char tokenizer. */
 export const ARITHMETIC = { name: "arithmetic", options: {}, trainExamples: 3000, maxTokens: 24 };
-/** Completion budget of an episode (8 commands with their observations; the longest gold is about 760). */
-export const MAX_TOKENS = 640;
+/** Completion budget of an episode (8 commands with their observations; the longest gold is 907 characters). */
+export const MAX_TOKENS = 960;
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
