@@ -10,7 +10,7 @@
  */
 import { Rng } from "../src/util/index.js";
 import { createModel } from "../src/models/registry.js";
-import { CharTokenizer } from "../src/models/tokenizer.js";
+import { CharTokenizer, type Tokenizer } from "../src/models/tokenizer.js";
 import { runEpisodes } from "../src/rollout/episode.js";
 import type { Environment } from "../src/envs/types.js";
 
@@ -23,7 +23,22 @@ const TOKENS = num("TOKENS", 208, 40); // (2k + 1)·TURN: the last model turn en
 const TURN = num("TURN", 16, 8);
 const REPEATS = num("REPEATS", 3, 1);
 
-const tok = new CharTokenizer();
+/**
+ * The char tokenizer with eos switched off for the timed runs: a row then never ends early (a random model draws
+ * eos now and then), so both arms decode exactly TOKENS completion tokens per row, the same total length. (With eos
+ * on, single-turn rows ended after about a quarter of the budget while the multi-turn ones ran on, which made
+ * multi-turn look 3× faster per token than single-turn.)
+ */
+const base = new CharTokenizer();
+const tok: Tokenizer = {
+  vocabSize: base.vocabSize,
+  padId: base.padId,
+  bosId: base.bosId,
+  eosId: -1,
+  encode: (t) => base.encode(t),
+  decode: (ids) => base.decode(ids),
+  toJSON: () => base.toJSON(),
+};
 const model = createModel(MODEL, new Rng(0)).model.eval();
 const prompts = Array.from({ length: ROWS }, (_, b) => tok.encode(`Q${b}: does kato treat vemin?\n`));
 
@@ -82,6 +97,7 @@ for (let r = 0; r < REPEATS; r++) {
   singleWall.push(s.tokens / s.wall);
   multiWall.push(m.tokens / m.wall);
   multiSampled.push(m.sampled / m.cpu);
+  if (s.tokens !== m.tokens) throw new Error(`the arms decoded ${s.tokens} and ${m.tokens} tokens: not the same length`);
   lengths = `single ${s.tokens}, multi ${m.tokens} (${m.sampled} sampled)`;
 }
 const ratio = median(multi) / median(single);
