@@ -224,7 +224,13 @@ function readJsonObject(path: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The directory's tokenizer: rlvr-tokenizer.json, else tokenizer.json with special ids from config.json. */
+/**
+ * The directory's tokenizer: rlvr-tokenizer.json, else tokenizer.json with eos and pad ids from config.json. Whether
+ * prompts start with a bos token is the tokenizer's own answer (its bos token by name), not config.json's
+ * `bos_token_id`: transformers writes its default (1 for Llama) into a re-saved config whether or not the tokenizer
+ * uses one, and Qwen2 names one it never prepends, so reading it there put an unseen token before every prompt of a
+ * TRL-trained checkpoint (bench:trl:learn's evaluation of TRL's policies collapsed to near 0).
+ */
 function loadTokenizer(dir: string, hf: Record<string, unknown>): Tokenizer {
   const ours = join(dir, RLVR_TOKENIZER);
   if (existsSync(ours)) {
@@ -245,7 +251,6 @@ function loadTokenizer(dir: string, hf: Record<string, unknown>): Tokenizer {
     return loadHfTokenizer(path, {
       ...(eosId !== undefined ? { eosId } : {}),
       ...(padId !== undefined ? { padId } : {}),
-      ...(typeof hf.bos_token_id === "number" ? { bosId: hf.bos_token_id } : {}),
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new CheckpointError(`${dir}: ${err.message}`, { cause: err });

@@ -8,6 +8,7 @@ import { createModel, listModels, registerModel } from "../../src/models/registr
 import { CharTokenizer } from "../../src/models/tokenizer.js";
 import { HfTokenizer } from "../../src/models/hf-tokenizer.js";
 import { CheckpointError, Rng } from "../../src/util/index.js";
+import { promptIds } from "../../src/rollout/groups.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "parity");
 const tmp = () => mkdtempSync(join(tmpdir(), "rlvr-ckpt-"));
@@ -53,6 +54,19 @@ describe("checkpoints", () => {
     expect(back.tokenizer.encode("Hello, world!")).toEqual([287, 11, 286, 0]);
     const a = noGrad(() => src.model.forward(ids, 1, 6));
     expect(Array.from(noGrad(() => back.model.forward(ids, 1, 6)).data)).toEqual(Array.from(a.data));
+  });
+
+  it("takes bos from the tokenizer, not config.json: a transformers re-save's default bos_token_id adds nothing", () => {
+    // transformers 5 writes LlamaConfig's default bos_token_id (1) when it re-saves a checkpoint whose tokenizer has
+    // no bos (TRL's saved policies in bench:trl:learn); its own tokenizer prepends nothing, and neither may we.
+    const dir = tmp();
+    for (const f of ["tokenizer.json", "model.safetensors"]) copyFileSync(join(FIXTURES, "llama", f), join(dir, f));
+    const cfg = JSON.parse(readFileSync(join(FIXTURES, "llama", "config.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ ...cfg, bos_token_id: 1 }));
+    const { tokenizer } = loadModel(dir);
+    expect(loadModel(join(FIXTURES, "llama")).tokenizer.bosId).toBeNull();
+    expect(tokenizer.bosId).toBeNull();
+    expect(promptIds(tokenizer, "1+2=")).toEqual(tokenizer.encode("1+2="));
   });
 
   /** A copy of the llama fixture whose weights file is replaced by `mutate` of its tensors. */
