@@ -97,7 +97,8 @@ for (let r = 0; r < REPEATS; r++) {
   singleWall.push(s.tokens / s.wall);
   multiWall.push(m.tokens / m.wall);
   multiSampled.push(m.sampled / m.cpu);
-  if (s.tokens !== m.tokens) throw new Error(`the arms decoded ${s.tokens} and ${m.tokens} tokens: not the same length`);
+  if (s.tokens !== m.tokens)
+    throw new Error(`the arms decoded ${s.tokens} and ${m.tokens} tokens: not the same length`);
   lengths = `single ${s.tokens}, multi ${m.tokens} (${m.sampled} sampled)`;
 }
 const ratio = median(multi) / median(single);
