@@ -12,7 +12,6 @@
  * sake.tokens_per_question (greedy completion tokens of the RL arm, tool output included). Gate: RL gain − control
  * gain ≥ 10 points on every seed. BENCH_SAKE_SMOKE=1: one seed at a toy size (plumbing only).
  */
-import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   benchLine,
@@ -24,7 +23,8 @@ import {
   splitFromEnv,
   summarize,
 } from "./harness/index.js";
-import { runChildJob, runPool } from "./harness/child-job.js";
+import { runPool } from "./harness/child-job.js";
+import { runArmJob } from "./harness/arms.js";
 import { sizes, startDirOf, type SakeJob, type SakeResult } from "./sake/settings.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -33,10 +33,8 @@ const TARGET = 0.1;
 const pts = (x: number) => (100 * x).toFixed(1);
 
 function runJob(job: SakeJob): Promise<SakeResult> {
-  mkdirSync(job.dir, { recursive: true });
-  mkdirSync(job.startDir, { recursive: true });
   const label = `sake ${job.kind}${job.filterTurn ? "" : " (no filter)"} seed ${job.seed}`;
-  return runChildJob<SakeResult>("bench/sake/job.ts", job, join(job.dir, "result.json"), label);
+  return runArmJob<SakeResult>("bench/sake/job.ts", job, label);
 }
 
 async function main(): Promise<void> {

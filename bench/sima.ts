@@ -12,10 +12,10 @@
  * pass@1, RL minus start), and a per-kind table per seed. Gate: RL gain − control gain ≥ 15 points on every seed.
  * BENCH_SIMA_SMOKE=1: one seed at a toy size (plumbing only; figures mean nothing).
  */
-import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { benchLine, comparativeGate, seedsFromEnv, sourceHash, splitFromEnv, summarize } from "./harness/index.js";
-import { runChildJob, runPool } from "./harness/child-job.js";
+import { runPool } from "./harness/child-job.js";
+import { runArmJob } from "./harness/arms.js";
 import { SFT_KINDS, sizes, startDirOf, type SimaJob, type SimaResult } from "./sima/settings.js";
 import { heldOutSuccess, kindTable, seedFigures } from "./sima/metrics.js";
 
@@ -27,14 +27,7 @@ const HELD_COMPOSITIONS = ["place:ball", "answer:colour"];
 const pts = (x: number) => (100 * x).toFixed(1);
 
 function runJob(job: SimaJob): Promise<SimaResult> {
-  mkdirSync(job.dir, { recursive: true });
-  mkdirSync(job.startDir, { recursive: true });
-  return runChildJob<SimaResult>(
-    "bench/sima/job.ts",
-    job,
-    join(job.dir, "result.json"),
-    `sima ${job.kind} seed ${job.seed}`,
-  );
+  return runArmJob<SimaResult>("bench/sima/job.ts", job, `sima ${job.kind} seed ${job.seed}`);
 }
 
 async function main(): Promise<void> {

@@ -1,9 +1,11 @@
 /**
  * The parts every effect bench's job script repeats: the recipe of an RL arm from a cached start, training the arm
- * (or its within-group shuffled-reward control), training a start once, and the job script's entry point. The
+ * (or its within-group shuffled-reward control), training a start once, the start's cache key, running a job script
+ * as a child process, and the job script's entry point. The
  * multi-turn benches (bench/sake/job.ts, bench/sima/job.ts) use them.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/trainer/recipe.js";
 import { train } from "../../src/trainer/train.js";
@@ -12,6 +14,7 @@ import { RunDir } from "../../src/trainer/run-dir.js";
 import { saveModel } from "../../src/models/checkpoint.js";
 import type { Transformer } from "../../src/models/transformer.js";
 import type { Tokenizer } from "../../src/models/tokenizer.js";
+import { runChildJob } from "./child-job.js";
 import { withinGroupControl } from "./controls.js";
 
 /** An RL arm's sizes. */
@@ -89,4 +92,16 @@ export async function jobEntry<J extends { dir: string }>(metaUrl: string, run: 
   if (metaUrl !== `file://${process.argv[1]}`) return;
   const job = JSON.parse(process.argv[2]!) as J;
   writeFileSync(join(job.dir, "result.json"), JSON.stringify(await run(job)));
+}
+
+/** A cached start's key: the settings it depends on and the source that makes it, hashed (10 hex digits). */
+export function startKey(settings: unknown, source: string): string {
+  return createHash("sha256").update(JSON.stringify(settings)).update(source).digest("hex").slice(0, 10);
+}
+
+/** Runs a job script in a child process (its folder and its start's folder made first); resolves to its result. */
+export function runArmJob<R>(script: string, job: { dir: string; startDir: string }, label: string): Promise<R> {
+  mkdirSync(job.dir, { recursive: true });
+  mkdirSync(job.startDir, { recursive: true });
+  return runChildJob<R>(script, job, join(job.dir, "result.json"), label);
 }

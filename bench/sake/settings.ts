@@ -4,7 +4,7 @@
  * (bench/sake/job.ts) exchange. Not tuned yet: recipes/sake.yaml's values, on a larger graph so that the held-out
  * half has enough questions about unseen drugs (docs/multi-turn.md).
  */
-import { createHash } from "node:crypto";
+import { startKey } from "../harness/arms.js";
 import { join } from "node:path";
 
 /** The policy of recipes/sake.yaml: a character-level Llama (d 96, 3 layers). */
@@ -73,7 +73,6 @@ export interface SakeResult extends SakeJob {
 
 /** The start's folder, keyed by the settings it depends on and the source hash. */
 export function startDirOf(workDir: string, seed: number, filterTurn: boolean, smoke: boolean, source: string): string {
-  const settings = JSON.stringify({ MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, sft: sizes(smoke).sftSteps, smoke });
-  const key = createHash("sha256").update(settings).update(source).digest("hex").slice(0, 10);
+  const key = startKey({ MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, sft: sizes(smoke).sftSteps, smoke }, source);
   return join(workDir, `start-${filterTurn ? "filter" : "nofilter"}-${seed}-${key}`);
 }

@@ -4,7 +4,7 @@
  * with), the RL arm and its control, and the job records the runner and its jobs (bench/sima/job.ts) exchange.
  * Not tuned yet: these are recipes/sima.yaml's values (docs/multi-turn.md).
  */
-import { createHash } from "node:crypto";
+import { startKey } from "../harness/arms.js";
 import { join } from "node:path";
 
 /** The policy: a character-level GPT (about 0.8M parameters) whose context holds a whole 8-command episode. */
@@ -87,7 +87,6 @@ export interface SimaResult extends SimaJob {
 
 /** The start's folder, keyed by the settings it depends on and the source hash. */
 export function startDirOf(workDir: string, seed: number, smoke: boolean, source: string): string {
-  const settings = JSON.stringify({ MODEL, SIMA, SFT_KINDS, ARITHMETIC, sft: sizes(smoke).sftSteps, smoke });
-  const key = createHash("sha256").update(settings).update(source).digest("hex").slice(0, 10);
+  const key = startKey({ MODEL, SIMA, SFT_KINDS, ARITHMETIC, sft: sizes(smoke).sftSteps, smoke }, source);
   return join(workDir, `start-${seed}-${key}`);
 }

@@ -82,6 +82,8 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const testSet = task.generate("test", config.task.testExamples, config.task.seed).slice(0, config.eval.examples);
   const examplesById = new Map(trainSet.map((e) => [e.id, e]));
   const maxNewTokens = tc.maxCompletionTokens;
+  /** The masked-diffusion sampler's knobs (`sampler.diffusion`), for rollouts and evaluation alike. */
+  const diffusionSampler = config.sampler.type === "builtin" ? config.sampler.diffusion : undefined;
   const passKey = `eval/${task.name}/pass@1`;
 
   // ---- policy, optimizer, state: fresh (with optional SFT warm start) or resumed from the newest checkpoint
@@ -144,13 +146,12 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
   const runEval = async (step: number) => {
     const t0 = performance.now();
     const { temperature, k } = config.eval;
-    const diffusion = config.sampler.type === "builtin" ? config.sampler.diffusion : undefined;
     const res = await evaluate(model, tokenizer, task, testSet, {
       temperature,
       k,
       maxNewTokens,
       seed: config.seed,
-      ...(diffusion ? { diffusion } : {}),
+      ...(diffusionSampler ? { diffusion: diffusionSampler } : {}),
     });
     res.metrics["time/eval"] = (performance.now() - t0) / 1000;
     emit(reporters, "onEval", step, res.metrics);
@@ -172,7 +173,7 @@ export async function train(config: TrainConfig, opts: TrainOptions = {}): Promi
     temperature: config.sampler.temperature,
     topK: config.sampler.topK,
     topP: config.sampler.topP,
-    ...(config.sampler.type === "builtin" && config.sampler.diffusion ? { diffusion: config.sampler.diffusion } : {}),
+    ...(diffusionSampler ? { diffusion: diffusionSampler } : {}),
     ...(task.stop ? { stop: task.stop } : {}),
     rng: stepRngOf(step).split(`gen-${genBatch}`),
     policyVersion,
