@@ -1,63 +1,38 @@
 /**
- * `npm run bench:trl:learn`: learning parity with TRL. One SFT start that solves part of a task is trained for the
- * same steps by TRL's GRPOTrainer (bench/peers/trl_learn.py, CPU) and by rlvr, under the same settings: the TRL
- * options below and the rlvr settings `fromTrlGrpo` maps them to (docs/algorithms.md, "TRL and verl option
- * mapping"), the same G, prompts per step, learning rate, β, temperature and completion budget, the same train
- * prompts, and the same reward (the TRL side calls rlvr's scorer, bench/trl-score-worker.ts).
+ * `npm run bench:trl:learn`: learning parity with TRL. One SFT start that solves part of a task
+ * (bench/trl-learn-start.ts) is trained for the same steps by TRL's GRPOTrainer (bench/peers/trl_learn.py, CPU) and
+ * by rlvr, under the same settings (bench/trl-learn-settings.ts): the TRL options below and the rlvr settings
+ * `fromTrlGrpo` maps them to (docs/algorithms.md, "TRL and verl option mapping"), the same G, prompts per step,
+ * learning rate, β, temperature and completion budget, the same train prompts, and the same reward (the TRL side
+ * calls rlvr's scorer, bench/trl-score-worker.ts).
  *
- * Both sides save the policy every `every` steps; each saved policy is evaluated here by one evaluator: greedy
- * pass@1 on the same held-out questions (the `final` half of the task's test split), scored by the task's rule.
- * Per seed (BENCH_SEED_LIST, default 100,101,102) it prints both held-out curves and each side's gain per step
- * (least-squares slope), then PASS when rlvr gains at least as much per step as TRL within the seed spread
- * (bench/trl-learn-gate.ts). BENCH_TRL_SMOKE=1 runs a tiny version (the figures mean nothing).
- *
- * The start: a 4-layer Llama with the parity fixture's BPE tokenizer, SFT'd by rlvr's trainSft on the task's gold
- * completions in chunks until its greedy pass@1 on the `tune` half reaches `sft.targetPass` (or `sft.maxSteps`),
- * written with saveModel (a checkpoint transformers loads), and cached under runs/trl-learn-start/<key>, the key
- * hashing the settings and the source that makes the start (bench/harness/source-hash.ts).
+ * Both sides save the policy every `every` steps; each saved policy is evaluated here by one evaluator on the same
+ * held-out questions (the `final` half of the task's test split), scored by the task's rule: sampled pass@1 at the
+ * training temperature (the mean over `evalSamples` samples per question, the objective both trainers ascend, and
+ * the curve the gate reads) and greedy pass@1 (printed beside it). Per seed (BENCH_SEED_LIST, default 100,101,102)
+ * it prints both sides' curves and gains per step (least-squares slope), then PASS when rlvr gains at least as much
+ * per step as TRL within the seed spread (bench/trl-learn-gate.ts). BENCH_TRL_SMOKE=1 runs a tiny version (the
+ * figures mean nothing).
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Rng } from "../src/util/index.js";
 import type { TrlGrpoOptions } from "../src/algorithms/trl-options.js";
-import { loadModel, saveModel } from "../src/models/checkpoint.js";
-import { parseTransformerConfig } from "../src/models/config.js";
-import { Transformer } from "../src/models/transformer.js";
-import type { Tokenizer } from "../src/models/tokenizer.js";
+import { loadModel } from "../src/models/checkpoint.js";
 import { getTask } from "../src/tasks/index.js";
 import type { Example, Task } from "../src/tasks/types.js";
-import { evaluate } from "../src/trainer/evaluate.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { jsonlReporter } from "../src/trainer/reporters.js";
 import { RunDir } from "../src/trainer/run-dir.js";
-import { trainSft } from "../src/trainer/sft.js";
 import { train } from "../src/trainer/train.js";
-import { benchLine, heldOutExamples, seedsFromEnv, sourceHash, SFT_START_SOURCES } from "./harness/index.js";
+import { benchLine, heldOutExamples, seedsFromEnv } from "./harness/index.js";
 import { formatCurve, learningParity, slopePerStep, totalGain, type CurvePoint } from "./trl-learn-gate.js";
-import { FIXTURE, haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, TSX } from "./trl-shared.js";
+import { heldOutPass, sftStart } from "./trl-learn-start.js";
+import { S, SMOKE } from "./trl-learn-settings.js";
+import { haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, TSX } from "./trl-shared.js";
 
-const SMOKE = process.env.BENCH_TRL_SMOKE === "1";
 const BENCH = "trl_learn";
 const PEER = "trl GRPOTrainer (CPU)";
-
-/** The task, the start and the RL run of both sides. */
-const FULL = {
-  task: { name: "addition", options: { minDigits: 1, maxDigits: 2 }, trainExamples: 4000, evalExamples: 100 },
-  model: { dModel: 128, nLayers: 4, nHeads: 4, nKvHeads: 2, dFf: 384, maxSeqLen: 64 },
-  sft: { chunk: 100, maxSteps: 3000, batchSize: 32, lr: 2e-3, targetPass: 0.2, tuneExamples: 50 },
-  rl: { steps: 80, every: 10, G: 8, Q: 4, lr: 3e-4, beta: 0.04, maxNewTokens: 14, temperature: 1 },
-};
-type Settings = typeof FULL;
-const S: Settings = SMOKE
-  ? {
-      ...FULL,
-      task: { ...FULL.task, evalExamples: 20 },
-      sft: { ...FULL.sft, chunk: 20, maxSteps: 40, tuneExamples: 10 },
-      rl: { ...FULL.rl, steps: 4, every: 2 },
-    }
-  : FULL;
 
 /** GRPOConfig fields by TRL's names; bench:trl uses the same ones (plain k3 KL, clip unused on-policy). */
 const TRL_OPTIONS: TrlGrpoOptions = {
@@ -71,79 +46,21 @@ const TRL_OPTIONS: TrlGrpoOptions = {
   max_completion_length: S.rl.maxNewTokens,
 };
 
-/** The SFT start (cached): its directory, SFT steps and greedy pass@1 on the tune half. */
-async function sftStart(task: Task): Promise<{ dir: string; steps: number; tunePass: number }> {
-  const key = createHash("sha256")
-    .update(JSON.stringify({ task: S.task, model: S.model, sft: S.sft }))
-    .update(sourceHash(ROOT, [...SFT_START_SOURCES, "bench/trl-learn.ts"]))
-    .digest("hex")
-    .slice(0, 16);
-  const dir = join(ROOT, "runs", "trl-learn-start", key);
-  const record = join(dir, "start.json");
-  if (existsSync(record)) {
-    return { dir, ...(JSON.parse(readFileSync(record, "utf8")) as { steps: number; tunePass: number }) };
-  }
-  const { tokenizer } = loadModel(FIXTURE);
-  const config = parseTransformerConfig({
-    arch: "llama",
-    vocabSize: 300,
-    tieEmbeddings: false,
-    normEps: 1e-6,
-    ...S.model,
-  });
-  const model = new Transformer(config, new Rng(0).split("init"));
-  const pairs = task
-    .generate("train", S.task.trainExamples, 0)
-    .map((e) => ({ prompt: e.prompt, completion: e.goldCompletion }));
-  const tune = heldOutExamples(task, "tune", S.sft.tuneExamples);
-  let steps = 0;
-  let tunePass = 0;
-  while (steps < S.sft.maxSteps && tunePass < S.sft.targetPass) {
-    // A fresh AdamW per chunk at a constant lr that follows a cosine from lr to lr / 10 over maxSteps, chunk by
-    // chunk, so stopping at any chunk leaves no schedule half-done.
-    const lr = S.sft.lr * (0.1 + 0.45 * (1 + Math.cos((Math.PI * steps) / S.sft.maxSteps)));
-    trainSft(model, tokenizer, pairs, {
-      steps: S.sft.chunk,
-      batchSize: S.sft.batchSize,
-      lr,
-      warmupSteps: 0,
-      minLrFrac: 1,
-      rng: new Rng(0).split(`sft-${steps}`),
-    });
-    steps += S.sft.chunk;
-    tunePass = await greedyPass(model, tokenizer, task, tune);
-    console.log(`  SFT start: ${steps} steps, greedy pass@1 on the tune half ${tunePass.toFixed(3)}`);
-  }
-  mkdirSync(dir, { recursive: true });
-  saveModel(dir, model, tokenizer);
-  writeFileSync(record, JSON.stringify({ steps, tunePass, settings: S }));
-  return { dir, steps, tunePass };
+/** A run's held-out curves: sampled pass@1 at the training temperature (the gated one) and greedy pass@1. */
+interface Curves {
+  sampled: CurvePoint[];
+  greedy: CurvePoint[];
 }
 
-/** Greedy held-out pass@1 of a model, scored by the task (the one evaluation both sides get). */
-async function greedyPass(
-  model: Transformer,
-  tokenizer: Tokenizer,
-  task: Task,
-  examples: readonly Example[],
-): Promise<number> {
-  const opts = { temperature: 0, k: [1], maxNewTokens: S.rl.maxNewTokens, seed: 0 };
-  return (await evaluate(model, tokenizer, task, examples, opts)).metrics[`eval/${task.name}/pass@1`]!;
-}
-
-/** The held-out curve of saved policies: step 0 is the start, then the folder `dirOf(step)` every `every` steps. */
-async function curveOf(
-  task: Task,
-  examples: readonly Example[],
-  startPass: number,
-  dirOf: (step: number) => string,
-): Promise<CurvePoint[]> {
-  const curve: CurvePoint[] = [{ step: 0, pass: startPass }];
-  for (let step = S.rl.every; step <= S.rl.steps; step += S.rl.every) {
+/** Both held-out curves of a run whose policy at step s is saved in `dirOf(s)` (step 0 is the start). */
+async function curvesOf(task: Task, examples: readonly Example[], dirOf: (step: number) => string): Promise<Curves> {
+  const curves: Curves = { sampled: [], greedy: [] };
+  for (let step = 0; step <= S.rl.steps; step += S.rl.every) {
     const { model, tokenizer } = loadModel(dirOf(step));
-    curve.push({ step, pass: await greedyPass(model, tokenizer, task, examples) });
+    curves.sampled.push({ step, pass: await heldOutPass(model, tokenizer, task, examples, S.rl.temperature) });
+    curves.greedy.push({ step, pass: await heldOutPass(model, tokenizer, task, examples) });
   }
-  return curve;
+  return curves;
 }
 
 /** TRL's run from the start: the per-step training reward and mean completion length, and its checkpoints' folder. */
@@ -226,12 +143,15 @@ async function main(): Promise<void> {
   const start = await sftStart(task);
   const heldOut = heldOutExamples(task, "final", S.task.evalExamples);
   const startModel = loadModel(start.dir);
-  const startPass = await greedyPass(startModel.model, startModel.tokenizer, task, heldOut);
+  const startSampled = await heldOutPass(startModel.model, startModel.tokenizer, task, heldOut, S.rl.temperature);
+  const startGreedy = await heldOutPass(startModel.model, startModel.tokenizer, task, heldOut);
   console.log(
-    `start: ${start.steps} SFT steps; greedy pass@1 ${startPass.toFixed(3)} on ${heldOut.length} held-out ` +
-      "questions (final half)",
+    `start: ${start.steps} SFT steps; on ${heldOut.length} held-out questions (final half) pass@1 ` +
+      `${startSampled.toFixed(3)} sampled at T ${S.rl.temperature} (${S.evalSamples} per question), ` +
+      `${startGreedy.toFixed(3)} greedy`,
   );
-  console.log(benchLine(BENCH, "trl_learn.start_pass@1", startPass, "pass@1"));
+  console.log(benchLine(BENCH, "trl_learn.start_pass@1", startSampled, "pass@1"));
+  console.log(benchLine(BENCH, "trl_learn.start_greedy_pass@1", startGreedy, "pass@1"));
   if (start.tunePass < S.sft.targetPass) {
     console.log(
       `warning: the start stopped at sft.maxSteps ${S.sft.maxSteps} with tune pass@1 ` +
@@ -240,24 +160,35 @@ async function main(): Promise<void> {
   }
   const prompts = task.generate("train", S.task.trainExamples, 0).map((e) => e.prompt);
   const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-"));
-  const rows: { seed: number; rlvr: CurvePoint[]; trl: CurvePoint[] }[] = [];
+  const rows: { seed: number; rlvr: Curves; trl: Curves }[] = [];
+  const at = (out: string) => (step: number) => (step === 0 ? start.dir : join(out, `step-${step}`));
   try {
     for (const seed of seeds) {
       const trl = await runTrl(seed, start.dir, work, prompts);
       const ours = await runRlvr(seed, start.dir, work);
-      const trlCurve = await curveOf(task, heldOut, startPass, (s) => join(trl.out, `step-${s}`));
-      const rlvrCurve = await curveOf(task, heldOut, startPass, (s) => join(ours.out, `step-${s}`));
-      rows.push({ seed, rlvr: rlvrCurve, trl: trlCurve });
-      const [r, t] = [slopePerStep(rlvrCurve), slopePerStep(trlCurve)];
+      const trlCurves = await curvesOf(task, heldOut, at(trl.out));
+      const rlvrCurves = await curvesOf(task, heldOut, at(ours.out));
+      rows.push({ seed, rlvr: rlvrCurves, trl: trlCurves });
+      const [r, t] = [slopePerStep(rlvrCurves.sampled), slopePerStep(trlCurves.sampled)];
+      const [rg, tg] = [slopePerStep(rlvrCurves.greedy), slopePerStep(trlCurves.greedy)];
       const line = JSON.parse(benchLine(BENCH, "trl_learn.gain_per_step", r, "pass@1/step", { name: PEER, value: t }));
-      console.log(JSON.stringify({ ...line, seed, curve: rlvrCurve, peerCurve: trlCurve }));
+      console.log(JSON.stringify({ ...line, seed, curve: rlvrCurves.sampled, peerCurve: trlCurves.sampled }));
+      const greedyLine = benchLine(BENCH, "trl_learn.greedy_gain_per_step", rg, "pass@1/step", {
+        name: PEER,
+        value: tg,
+      });
       console.log(
-        `seed ${seed}: held-out greedy pass@1  rlvr ${formatCurve(rlvrCurve)}  |  ` + `TRL ${formatCurve(trlCurve)}`,
+        JSON.stringify({ ...JSON.parse(greedyLine), seed, curve: rlvrCurves.greedy, peerCurve: trlCurves.greedy }),
       );
       console.log(
-        `  gain/step rlvr ${r.toFixed(5)} TRL ${t.toFixed(5)}; ` +
-          `total gain rlvr ${totalGain(rlvrCurve).toFixed(3)} TRL ${totalGain(trlCurve).toFixed(3)}; ` +
-          `train reward mean rlvr ${mean(ours.reward).toFixed(3)} ` +
+        `seed ${seed}: held-out pass@1 sampled  rlvr ${formatCurve(rlvrCurves.sampled)}  |  ` +
+          `TRL ${formatCurve(trlCurves.sampled)}`,
+      );
+      console.log(`  greedy  rlvr ${formatCurve(rlvrCurves.greedy)}  |  TRL ${formatCurve(trlCurves.greedy)}`);
+      console.log(
+        `  gain/step sampled rlvr ${r.toFixed(5)} TRL ${t.toFixed(5)}, greedy rlvr ${rg.toFixed(5)} ` +
+          `TRL ${tg.toFixed(5)}; total sampled gain rlvr ${totalGain(rlvrCurves.sampled).toFixed(3)} ` +
+          `TRL ${totalGain(trlCurves.sampled).toFixed(3)}; train reward mean rlvr ${mean(ours.reward).toFixed(3)} ` +
           `TRL ${mean(trl.reward).toFixed(3)}; completion length mean rlvr ${mean(ours.length).toFixed(2)} ` +
           `TRL ${mean(trl.length).toFixed(2)} tokens`,
       );
@@ -265,20 +196,30 @@ async function main(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  const g = learningParity(
+    rows.map((x) => slopePerStep(x.rlvr.greedy)),
+    rows.map((x) => slopePerStep(x.trl.greedy)),
+  );
+  console.log(
+    `greedy (not gated): rlvr ${g.rlvr.mean.toFixed(5)} ± ${g.rlvr.std.toFixed(5)} pass@1/step, TRL ` +
+      `${g.trl.mean.toFixed(5)} ± ${g.trl.std.toFixed(5)} (${g.verdict} if it were)`,
+  );
   const v = learningParity(
-    rows.map((x) => slopePerStep(x.rlvr)),
-    rows.map((x) => slopePerStep(x.trl)),
+    rows.map((x) => slopePerStep(x.rlvr.sampled)),
+    rows.map((x) => slopePerStep(x.trl.sampled)),
   );
   const peer = { name: PEER, value: v.trl.mean };
   console.log(benchLine(BENCH, "trl_learn.mean_gain_per_step", v.rlvr.mean, "pass@1/step", peer));
   console.log(benchLine(BENCH, "trl_learn.pass", v.pass ? 1 : 0, "bool"));
   console.log(
-    `${v.verdict}: rlvr gains ${v.rlvr.mean.toFixed(5)} ± ${v.rlvr.std.toFixed(5)} pass@1/step, TRL ` +
+    `${v.verdict}: sampled pass@1, rlvr gains ${v.rlvr.mean.toFixed(5)} ± ${v.rlvr.std.toFixed(5)} pass@1/step, TRL ` +
       `${v.trl.mean.toFixed(5)} ± ${v.trl.std.toFixed(5)} over seeds ${seeds.join(",")}; ` +
       `margin ${v.margin.toFixed(5)}, spread ${v.spread.toFixed(5)} (PASS needs margin >= -spread and TRL's mean > 0)` +
       (SMOKE ? " [smoke: figures mean nothing]" : ""),
   );
-  console.log(`settings: ${JSON.stringify(S.rl)}; TRL options ${JSON.stringify(TRL_OPTIONS)}`);
+  console.log(
+    `settings: ${JSON.stringify(S.rl)}, ${S.evalSamples} samples per question; TRL options ${JSON.stringify(TRL_OPTIONS)}`,
+  );
 }
 
 await main();
