@@ -1,14 +1,19 @@
 /**
  * Settings of `npm run bench:trl:learn` (bench/trl-learn.ts): the task, the SFT start (bench/trl-learn-start.ts),
- * the RL run both trainers make from it, and the held-out evaluation of their saved policies. The task has 1–3-digit
- * operands and 20,000 train problems, so the start has not memorised the prompts RL trains on and its train and
- * held-out skill match; 2-digit operands (about 8,000 train problems, 16 SFT epochs) gave a start whose RL learned
+ * the RL run both trainers make from it (with the GRPOConfig fields TRL gets), the held-out evaluation of their saved
+ * policies, and the key of the per-seed results folder. The task has 1–3-digit operands and 20,000 train problems,
+ * so the start has not memorised the prompts RL trains on and its train and held-out skill match; 2-digit operands (about 8,000 train problems, 16 SFT epochs) gave a start whose RL learned
  * nothing held-out in 80 steps on either side. The RL settings (150 steps of 8 prompts × 8 at lr 1e-4) were chosen
  * by rlvr-only probes on seeds 100 and 101 (sampled pass@1 0.150 → 0.200 and 0.212); at lr 3e-4 with 4 prompts
  * per step, 80 steps moved neither side.
  * BENCH_TRL_SMOKE=1 gives a tiny version whose figures mean nothing. BENCH_TRL_LEARN_STEPS, _EVERY and _LR override
  * the RL run for tuning probes (the printed settings line says which values a run used).
  */
+import { createHash } from "node:crypto";
+import type { TrlGrpoOptions } from "../src/algorithms/trl-options.js";
+import { sourceHash } from "./harness/index.js";
+import { ROOT } from "./trl-shared.js";
+
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
 export const SMOKE = process.env.BENCH_TRL_SMOKE === "1";
@@ -41,3 +46,30 @@ export const S: Settings = SMOKE
       evalSamples: 2,
     }
   : FULL;
+
+/** GRPOConfig fields by TRL's names; bench:trl uses the same ones (plain k3 KL, clip unused on-policy). */
+export const TRL_OPTIONS: TrlGrpoOptions = {
+  loss_type: "grpo",
+  scale_rewards: "group",
+  importance_sampling_level: "token",
+  beta: S.rl.beta,
+  use_bias_correction_kl: false,
+  epsilon: 0.2,
+  num_iterations: 1,
+  max_completion_length: S.rl.maxNewTokens,
+};
+
+/**
+ * The folder of per-seed results: a hash of every setting, the start and the source both runs and the evaluation
+ * depend on, so a result is reused only by a run that would have produced it (an interrupted run resumes at its
+ * first missing seed).
+ */
+export function resultsKey(startDir: string): string {
+  const sources = ["src", "bench/trl-learn.ts", "bench/trl-learn-settings.ts", "bench/trl-learn-start.ts"];
+  sources.push("bench/trl-shared.ts", "bench/trl-score-worker.ts", "bench/peers/trl_learn.py");
+  return createHash("sha256")
+    .update(JSON.stringify({ S, TRL_OPTIONS, startDir }))
+    .update(sourceHash(ROOT, sources))
+    .digest("hex")
+    .slice(0, 16);
+}

@@ -11,13 +11,14 @@
  * training temperature (the mean over `evalSamples` samples per question, the objective both trainers ascend, and
  * the curve the gate reads) and greedy pass@1 (printed beside it). Per seed (BENCH_SEED_LIST, default 100,101,102)
  * it prints both sides' curves and gains per step (least-squares slope), then PASS when rlvr gains at least as much
- * per step as TRL within the seed spread (bench/trl-learn-gate.ts). BENCH_TRL_SMOKE=1 runs a tiny version (the
+ * per step as TRL within the seed spread (bench/trl-learn-gate.ts). Each seed's result is kept under
+ * runs/trl-learn/<key> (the key hashes the settings, the start and the source), so an interrupted run, or one
+ * split over sessions, resumes at its first missing seed. BENCH_TRL_SMOKE=1 runs a tiny version (never cached; the
  * figures mean nothing).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TrlGrpoOptions } from "../src/algorithms/trl-options.js";
 import { loadModel } from "../src/models/checkpoint.js";
 import { getTask } from "../src/tasks/index.js";
 import type { Example, Task } from "../src/tasks/types.js";
@@ -28,23 +29,11 @@ import { train } from "../src/trainer/train.js";
 import { benchLine, heldOutExamples, seedsFromEnv } from "./harness/index.js";
 import { formatCurve, learningParity, slopePerStep, totalGain, type CurvePoint } from "./trl-learn-gate.js";
 import { heldOutPass, sftStart } from "./trl-learn-start.js";
-import { S, SMOKE } from "./trl-learn-settings.js";
+import { resultsKey, S, SMOKE, TRL_OPTIONS } from "./trl-learn-settings.js";
 import { haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, TSX } from "./trl-shared.js";
 
 const BENCH = "trl_learn";
 const PEER = "trl GRPOTrainer (CPU)";
-
-/** GRPOConfig fields by TRL's names; bench:trl uses the same ones (plain k3 KL, clip unused on-policy). */
-const TRL_OPTIONS: TrlGrpoOptions = {
-  loss_type: "grpo",
-  scale_rewards: "group",
-  importance_sampling_level: "token",
-  beta: S.rl.beta,
-  use_bias_correction_kl: false,
-  epsilon: 0.2,
-  num_iterations: 1,
-  max_completion_length: S.rl.maxNewTokens,
-};
 
 /** A run's held-out curves: sampled pass@1 at the training temperature (the gated one) and greedy pass@1. */
 interface Curves {
@@ -129,6 +118,46 @@ async function runRlvr(seed: number, start: string, work: string) {
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
+/** One seed's outcome: both sides' held-out curves and their mean training reward and completion length. */
+interface SeedResult {
+  seed: number;
+  rlvr: Curves;
+  trl: Curves;
+  rlvrTrain: { reward: number; length: number };
+  trlTrain: { reward: number; length: number };
+}
+
+/** A seed's result: read from `resultsDir` when there, else both runs, their curves, and the file written. */
+async function seedResult(
+  seed: number,
+  task: Task,
+  heldOut: readonly Example[],
+  startDir: string,
+  prompts: readonly string[],
+  resultsDir: string,
+): Promise<SeedResult> {
+  const file = join(resultsDir, `seed-${seed}.json`);
+  if (!SMOKE && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as SeedResult;
+  const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-"));
+  try {
+    const at = (out: string) => (step: number) => (step === 0 ? startDir : join(out, `step-${step}`));
+    const trl = await runTrl(seed, startDir, work, prompts);
+    const ours = await runRlvr(seed, startDir, work);
+    const result: SeedResult = {
+      seed,
+      rlvr: await curvesOf(task, heldOut, at(ours.out)),
+      trl: await curvesOf(task, heldOut, at(trl.out)),
+      rlvrTrain: { reward: mean(ours.reward), length: mean(ours.length) },
+      trlTrain: { reward: mean(trl.reward), length: mean(trl.length) },
+    };
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(result));
+    return result;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   if (!haveTrl()) {
     console.log(
@@ -159,42 +188,30 @@ async function main(): Promise<void> {
     );
   }
   const prompts = task.generate("train", S.task.trainExamples, 0).map((e) => e.prompt);
-  const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-"));
-  const rows: { seed: number; rlvr: Curves; trl: Curves }[] = [];
-  const at = (out: string) => (step: number) => (step === 0 ? start.dir : join(out, `step-${step}`));
-  try {
-    for (const seed of seeds) {
-      const trl = await runTrl(seed, start.dir, work, prompts);
-      const ours = await runRlvr(seed, start.dir, work);
-      const trlCurves = await curvesOf(task, heldOut, at(trl.out));
-      const rlvrCurves = await curvesOf(task, heldOut, at(ours.out));
-      rows.push({ seed, rlvr: rlvrCurves, trl: trlCurves });
-      const [r, t] = [slopePerStep(rlvrCurves.sampled), slopePerStep(trlCurves.sampled)];
-      const [rg, tg] = [slopePerStep(rlvrCurves.greedy), slopePerStep(trlCurves.greedy)];
-      const line = JSON.parse(benchLine(BENCH, "trl_learn.gain_per_step", r, "pass@1/step", { name: PEER, value: t }));
-      console.log(JSON.stringify({ ...line, seed, curve: rlvrCurves.sampled, peerCurve: trlCurves.sampled }));
-      const greedyLine = benchLine(BENCH, "trl_learn.greedy_gain_per_step", rg, "pass@1/step", {
-        name: PEER,
-        value: tg,
-      });
-      console.log(
-        JSON.stringify({ ...JSON.parse(greedyLine), seed, curve: rlvrCurves.greedy, peerCurve: trlCurves.greedy }),
-      );
-      console.log(
-        `seed ${seed}: held-out pass@1 sampled  rlvr ${formatCurve(rlvrCurves.sampled)}  |  ` +
-          `TRL ${formatCurve(trlCurves.sampled)}`,
-      );
-      console.log(`  greedy  rlvr ${formatCurve(rlvrCurves.greedy)}  |  TRL ${formatCurve(trlCurves.greedy)}`);
-      console.log(
-        `  gain/step sampled rlvr ${r.toFixed(5)} TRL ${t.toFixed(5)}, greedy rlvr ${rg.toFixed(5)} ` +
-          `TRL ${tg.toFixed(5)}; total sampled gain rlvr ${totalGain(rlvrCurves.sampled).toFixed(3)} ` +
-          `TRL ${totalGain(trlCurves.sampled).toFixed(3)}; train reward mean rlvr ${mean(ours.reward).toFixed(3)} ` +
-          `TRL ${mean(trl.reward).toFixed(3)}; completion length mean rlvr ${mean(ours.length).toFixed(2)} ` +
-          `TRL ${mean(trl.length).toFixed(2)} tokens`,
-      );
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+  const resultsDir = join(ROOT, "runs", "trl-learn", resultsKey(start.dir));
+  console.log(`per-seed results: ${resultsDir} (a seed found there is not run again)`);
+  const rows: SeedResult[] = [];
+  for (const seed of seeds) {
+    const row = await seedResult(seed, task, heldOut, start.dir, prompts, resultsDir);
+    rows.push(row);
+    const [r, t] = [slopePerStep(row.rlvr.sampled), slopePerStep(row.trl.sampled)];
+    const [rg, tg] = [slopePerStep(row.rlvr.greedy), slopePerStep(row.trl.greedy)];
+    const line = JSON.parse(benchLine(BENCH, "trl_learn.gain_per_step", r, "pass@1/step", { name: PEER, value: t }));
+    console.log(JSON.stringify({ ...line, seed, curve: row.rlvr.sampled, peerCurve: row.trl.sampled }));
+    const greedyLine = benchLine(BENCH, "trl_learn.greedy_gain_per_step", rg, "pass@1/step", { name: PEER, value: tg });
+    console.log(JSON.stringify({ ...JSON.parse(greedyLine), seed, curve: row.rlvr.greedy, peerCurve: row.trl.greedy }));
+    console.log(
+      `seed ${seed}: held-out pass@1 sampled  rlvr ${formatCurve(row.rlvr.sampled)}  |  ` +
+        `TRL ${formatCurve(row.trl.sampled)}`,
+    );
+    console.log(`  greedy  rlvr ${formatCurve(row.rlvr.greedy)}  |  TRL ${formatCurve(row.trl.greedy)}`);
+    console.log(
+      `  gain/step sampled rlvr ${r.toFixed(5)} TRL ${t.toFixed(5)}, greedy rlvr ${rg.toFixed(5)} ` +
+        `TRL ${tg.toFixed(5)}; total sampled gain rlvr ${totalGain(row.rlvr.sampled).toFixed(3)} ` +
+        `TRL ${totalGain(row.trl.sampled).toFixed(3)}; train reward mean rlvr ${row.rlvrTrain.reward.toFixed(3)} ` +
+        `TRL ${row.trlTrain.reward.toFixed(3)}; completion length mean rlvr ${row.rlvrTrain.length.toFixed(2)} ` +
+        `TRL ${row.trlTrain.length.toFixed(2)} tokens`,
+    );
   }
   const g = learningParity(
     rows.map((x) => slopePerStep(x.rlvr.greedy)),
