@@ -132,7 +132,7 @@ describe.skipIf(!CHROMIUM && !REQUIRED)("dashboard in chromium", () => {
   it("filters samples and diffs configs", async () => {
     await page.waitForSelector("#sample-step option[value='7']", { state: "attached", timeout: 10_000 });
     await page.selectOption("#sample-step", "3");
-    await page.waitForSelector("#samples tr.completion");
+    await page.waitForSelector('#sample-count[data-step="3"]');
     expect(await page.locator("#samples tr.completion").count()).toBe(3);
     for (const [filter, kind, n] of [
       ["correct", "correct", 1],
@@ -141,11 +141,12 @@ describe.skipIf(!CHROMIUM && !REQUIRED)("dashboard in chromium", () => {
       ["truncated", "wrong", 1],
     ] as const) {
       await page.locator(`input[name=filter][value=${filter}]`).check();
-      await page.waitForSelector(`#sample-count:text-matches("^${n} ")`);
+      // The count's data-filter says which filter the table was rendered for; the text alone can be the last one's.
+      await page.waitForSelector(`#sample-count[data-filter="${filter}"]:text-matches("^${n} ")`);
       expect(await page.locator(`#samples tr.completion.${kind}`).count(), filter).toBe(n);
     }
     await page.locator("input[name=filter][value=all]").check();
-    await page.waitForSelector('#sample-count:text-matches("^3 ")');
+    await page.waitForSelector('#sample-count[data-filter="all"]:text-matches("^3 ")');
     // A multi-turn completion shows its segments by kind, its turns and its environment errors.
     const inserted = page.locator("#samples tr.completion.wrong .segment.inserted");
     await expect(inserted.textContent()).resolves.toBe("[inserted] tool says 2");

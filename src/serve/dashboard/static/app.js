@@ -151,13 +151,21 @@ function updateSampleSteps(run) {
   if (select.value !== keep) void showSamples();
 }
 
+let samplesRequest = 0;
+
+/** Renders the chosen step's samples; a reply that a newer request has overtaken is dropped. */
 async function showSamples() {
   const step = $("sample-step").value;
   if (!state.selected || step === "") return;
+  const request = ++samplesRequest;
   const { groups } = await api(`${runUrl(state.selected)}/samples?step=${step}`);
+  if (request !== samplesRequest) return;
   const filter = document.querySelector("input[name=filter]:checked").value;
   const n = renderSamples($("samples"), groups, filter);
-  $("sample-count").textContent = `${n} completions shown`;
+  const count = $("sample-count");
+  count.textContent = `${n} completions shown`;
+  count.dataset.step = step;
+  count.dataset.filter = filter;
 }
 
 async function showDiff() {
