@@ -17,6 +17,8 @@ import { ROOT } from "./trl-shared.js";
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
 export const SMOKE = process.env.BENCH_TRL_SMOKE === "1";
+/** A tuning probe: rlvr's run only, evaluated on the `tune` half (bench/trl-learn.ts, `probe`). */
+export const PROBE = process.env.BENCH_TRL_LEARN_PROBE === "1";
 
 const FULL = {
   task: { name: "addition", options: { minDigits: 1, maxDigits: 3 }, trainExamples: 20000, evalExamples: 100 },

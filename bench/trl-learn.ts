@@ -14,7 +14,7 @@
  * per step as TRL within the seed spread (bench/trl-learn-gate.ts). Each seed's result is kept under
  * runs/trl-learn/<key> (the key hashes the settings, the start and the source), so an interrupted run, or one
  * split over sessions, resumes at its first missing seed. BENCH_TRL_SMOKE=1 runs a tiny version (never cached; the
- * figures mean nothing).
+ * figures mean nothing). BENCH_TRL_LEARN_PROBE=1 runs the tuning probe instead (rlvr only, the `tune` half).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +29,7 @@ import { train } from "../src/trainer/train.js";
 import { benchLine, heldOutExamples, seedsFromEnv } from "./harness/index.js";
 import { formatCurve, learningParity, slopePerStep, totalGain, type CurvePoint } from "./trl-learn-gate.js";
 import { heldOutPass, sftStart } from "./trl-learn-start.js";
-import { resultsKey, S, SMOKE, TRL_OPTIONS } from "./trl-learn-settings.js";
+import { PROBE, resultsKey, S, SMOKE, TRL_OPTIONS } from "./trl-learn-settings.js";
 import { haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, runPython, TSX } from "./trl-shared.js";
 
 const BENCH = "trl_learn";
@@ -158,7 +158,39 @@ async function seedResult(
   }
 }
 
+/**
+ * A tuning probe (BENCH_TRL_LEARN_PROBE=1): rlvr's run only, per seed, evaluated on the `tune` half, so settings are
+ * chosen without looking at the `final` questions or at TRL. Nothing is cached and nothing is gated.
+ */
+async function probe(task: Task, seeds: readonly number[], startDir: string): Promise<void> {
+  const tune = heldOutExamples(task, "tune", S.task.evalExamples);
+  console.log(`probe: rlvr only, ${tune.length} questions of the tune half; settings ${JSON.stringify(S.rl)}`);
+  for (const seed of seeds) {
+    const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-probe-"));
+    try {
+      const ours = await runRlvr(seed, startDir, work);
+      const curves = await curvesOf(task, tune, (step) => (step === 0 ? startDir : join(ours.out, `step-${step}`)));
+      const [r, rg] = [slopePerStep(curves.sampled), slopePerStep(curves.greedy)];
+      console.log(
+        JSON.stringify({ ...JSON.parse(benchLine(BENCH, "trl_learn.probe_gain_per_step", r, "pass@1/step")), seed }),
+      );
+      console.log(
+        `probe seed ${seed}: tune pass@1 sampled ${formatCurve(curves.sampled)}; greedy ${formatCurve(curves.greedy)}; ` +
+          `gain/step sampled ${r.toFixed(5)} greedy ${rg.toFixed(5)}; train reward mean ${mean(ours.reward).toFixed(3)}`,
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
+
 async function main(): Promise<void> {
+  if (PROBE) {
+    const seeds = seedsFromEnv(process.env.BENCH_SEED_LIST, [0, 1]);
+    const task = getTask(S.task.name, S.task.options);
+    await probe(task, seeds, (await sftStart(task)).dir);
+    return;
+  }
   if (!haveTrl()) {
     console.log(
       `bench:trl:learn skipped: no Python environment with trl at ${PY} ` +
