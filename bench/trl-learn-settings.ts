@@ -4,8 +4,8 @@
  * policies, and the key of the per-seed results folder. The task has 1–3-digit operands and 20,000 train problems,
  * so the start has not memorised the prompts RL trains on and its train and held-out skill match; 2-digit operands (about 8,000 train problems, 16 SFT epochs) gave a start whose RL learned
  * nothing held-out in 80 steps on either side. The RL settings (150 steps of 8 prompts × 8 at lr 1e-4) were chosen
- * by rlvr-only probes on seeds 100 and 101 (sampled pass@1 0.150 → 0.200 and 0.212); at lr 3e-4 with 4 prompts
- * per step, 80 steps moved neither side.
+ * by rlvr-only probes on the `tune` half (BENCH_TRL_LEARN_PROBE=1, seeds 0 and 1), where lr 1e-4 gained a little
+ * and lr 3e-4 lost; the reported seeds are others (docs/training.md).
  * BENCH_TRL_SMOKE=1 gives a tiny version whose figures mean nothing. BENCH_TRL_LEARN_STEPS, _EVERY and _LR override
  * the RL run for tuning probes (the printed settings line says which values a run used).
  */

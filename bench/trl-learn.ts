@@ -9,11 +9,11 @@
  * Both sides save the policy every `every` steps; each saved policy is evaluated here by one evaluator on the same
  * held-out questions (the `final` half of the task's test split), scored by the task's rule: sampled pass@1 at the
  * training temperature (the mean over `evalSamples` samples per question, the objective both trainers ascend, and
- * the curve the gate reads) and greedy pass@1 (printed beside it). Per seed (BENCH_SEED_LIST, default 100,101,102)
- * it prints both sides' curves and gains per step (least-squares slope), then PASS when rlvr gains at least as much
- * per step as TRL within the seed spread (bench/trl-learn-gate.ts). Each seed's result is kept under
- * runs/trl-learn/<key> (the key hashes the settings, the start and the source), so an interrupted run, or one
- * split over sessions, resumes at its first missing seed. BENCH_TRL_SMOKE=1 runs a tiny version (never cached; the
+ * the curve the gate reads) and greedy pass@1 (printed beside it). Per seed (BENCH_SEED_LIST, default 103,104,105,
+ * seeds no tuning probe used) it prints both sides' curves and gains per step (least-squares slope), then PASS when
+ * rlvr gains at least as much per step as TRL within the seed spread (bench/trl-learn-gate.ts). Each seed's result
+ * is kept under runs/trl-learn/<key> (the key hashes the settings, the start and the source), so an interrupted run,
+ * or one split over sessions, resumes at its first missing seed. BENCH_TRL_SMOKE=1 runs a tiny version (never cached; the
  * figures mean nothing). BENCH_TRL_LEARN_PROBE=1 runs the tuning probe instead (rlvr only, the `tune` half).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -199,7 +199,7 @@ async function main(): Promise<void> {
     console.log(benchLine(BENCH, "trl_learn.skipped", 1, "bool"));
     return;
   }
-  const seeds = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [100] : [100, 101, 102]);
+  const seeds = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [100] : [103, 104, 105]);
   const task = getTask(S.task.name, S.task.options);
   const start = await sftStart(task);
   const heldOut = heldOutExamples(task, "final", S.task.evalExamples);
