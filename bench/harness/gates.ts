@@ -26,17 +26,26 @@ export interface GateVerdict {
   pass: boolean;
   /** RL gain minus control gain, per seed. */
   margins: number[];
-  /** Seeds whose margin is below the target. */
+  /** Seeds whose margin is below the target (or whose RL gain is below `minGain`). */
   failedSeeds: number[];
   /** Which arm gained more on average: RL or the compute-matched SFT arm (null when that arm was not run). */
   winnerVsSft: "rl" | "sft" | "tie" | null;
 }
 
-/** PASS when RL gain − control gain ≥ target on every seed. */
-export function comparativeGate(seeds: readonly SeedGains[], target: number): GateVerdict {
+/**
+ * PASS when RL gain − control gain ≥ target on every seed. With `minGain`, the RL arm's own gain over the start must
+ * also reach it on every seed: for claims of the form "rises by ≥ X over the start", which a control that collapses
+ * under a high learning rate would otherwise let a small gain pass.
+ */
+export function comparativeGate(
+  seeds: readonly SeedGains[],
+  target: number,
+  options: { minGain?: number } = {},
+): GateVerdict {
   if (seeds.length === 0) throw new Error("comparativeGate: no seeds");
   const margins = seeds.map((s) => s.rl - s.control);
-  const failedSeeds = seeds.filter((_, i) => !(margins[i]! >= target)).map((s) => s.seed);
+  const minGain = options.minGain ?? -Infinity;
+  const failedSeeds = seeds.filter((s, i) => !(margins[i]! >= target && s.rl >= minGain)).map((s) => s.seed);
   let winnerVsSft: GateVerdict["winnerVsSft"] = null;
   if (seeds.every((s) => s.sftMore !== undefined)) {
     const d = summarize(seeds.map((s) => s.rl - s.sftMore!)).mean;

@@ -124,6 +124,15 @@ describe("comparative gate", () => {
     );
     expect(v).toMatchObject({ pass: false, failedSeeds: [1] });
   });
+  it("with minGain, the RL arm's own gain must reach it too (a large margin over a collapsed control is not enough)", () => {
+    const seeds = [
+      { seed: 0, rl: 0.039, control: -0.25 },
+      { seed: 1, rl: 0.12, control: 0.01 },
+    ];
+    expect(comparativeGate(seeds, 0.1)).toMatchObject({ pass: true, failedSeeds: [] });
+    expect(comparativeGate(seeds, 0.1, { minGain: 0.1 })).toMatchObject({ pass: false, failedSeeds: [0] });
+    expect(comparativeGate([{ seed: 2, rl: 0.1, control: 0 }], 0.1, { minGain: 0.1 }).pass).toBe(true);
+  });
   it("names which of RL and more SFT gained more", () => {
     expect(comparativeGate([{ seed: 1, rl: 0.1, control: 0, sftMore: 0.12 }], 0).winnerVsSft).toBe("sft");
     expect(comparativeGate([{ seed: 1, rl: 0.1, control: 0, sftMore: 0.02 }], 0).winnerVsSft).toBe("rl");
