@@ -3,7 +3,8 @@
  *
  * - `sft`: the seed's start: a fresh policy trained by SFT on gold trajectories (tool output masked), with or without
  *   the filtering turn (skipped when `<startDir>/model` exists);
- * - `rl`: GRPO from the start, episodes through the kg-tools environment;
+ * - `rl`: GRPO from the start, episodes through the kg-tools environment, on a train set that mostly holds prompts
+ *   SFT never saw (settings.ts, RL_TRAIN_EXAMPLES);
  * - `control`: the same run with the verifier's outputs permuted within each group (bench/harness/controls.ts).
  *
  * Every job evaluates its final model on the held-out half `split` of the questions about drugs never asked about in
@@ -21,6 +22,7 @@ import { evaluate } from "../../src/trainer/evaluate.js";
 import {
   MAX_TOKENS,
   MODEL,
+  RL_TRAIN_EXAMPLES,
   TRAIN_EXAMPLES,
   taskOptions,
   type SakeEval,
@@ -64,7 +66,8 @@ async function evaluateModel(modelDir: string, job: SakeJob): Promise<SakeEval> 
 async function runJob(job: SakeJob): Promise<SakeResult> {
   const t0 = performance.now();
   const seconds = () => (performance.now() - t0) / 1000;
-  const task = { name: "sake", options: taskOptions(job.filterTurn), trainExamples: TRAIN_EXAMPLES };
+  const trainExamples = job.kind === "sft" ? TRAIN_EXAMPLES : RL_TRAIN_EXAMPLES;
+  const task = { name: "sake", options: taskOptions(job.filterTurn), trainExamples };
   if (job.kind === "sft") {
     const modelDir = await cachedStart(job.startDir, async () => {
       const policy = buildModel(MODEL, job.seed);

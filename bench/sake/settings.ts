@@ -23,7 +23,14 @@ export const MODEL = {
 export const GRAPH = { drugClasses: 12, drugsPerClass: 8 };
 /** The task options of an arm: SAKE's three turns, or the ablation without the filtering turn. */
 export const taskOptions = (filterTurn: boolean) => ({ graph: GRAPH, preset: "sake3b" as const, filterTurn });
+/** The SFT start's gold trajectories come from the first TRAIN_EXAMPLES train questions (1,440 distinct prompts). */
 export const TRAIN_EXAMPLES = 2000;
+/**
+ * RL arms draw from the first RL_TRAIN_EXAMPLES (4,581 distinct prompts), so most prompts RL trains on were never in
+ * SFT: with RL on SFT's own 2,000, a start that had seen them ten times answered 98% of them and RL had nothing
+ * left to learn (docs/multi-turn.md, the 1,200-step probe).
+ */
+export const RL_TRAIN_EXAMPLES = 8000;
 /** Completion budget: three turns and two tool answers (the gold is at most about 310 characters). */
 export const MAX_TOKENS = 320;
 
