@@ -2,7 +2,8 @@
  * One job of `npm run bench:sake`, run in its own process (bench/harness/child-job.ts, one engine thread):
  *
  * - `sft`: the seed's start: a fresh policy trained by SFT on gold trajectories (tool output masked), with or without
- *   the filtering turn (skipped when `<startDir>/model` exists);
+ *   the filtering turn, on the questions about the SFT half of the train drugs (settings.ts, `inSftHalf`; skipped
+ *   when `<startDir>/model` exists);
  * - `rl`: GRPO from the start, episodes through the kg-tools environment, on a train set that mostly holds prompts
  *   SFT never saw (settings.ts, RL_TRAIN_EXAMPLES);
  * - `control`: the same run with the verifier's outputs permuted within each group (bench/harness/controls.ts).
@@ -21,6 +22,7 @@ import { loadModel } from "../../src/models/checkpoint.js";
 import { evaluate } from "../../src/trainer/evaluate.js";
 import {
   MAX_TOKENS,
+  inSftHalf,
   MODEL,
   RL_TRAIN_EXAMPLES,
   TRAIN_EXAMPLES,
@@ -71,7 +73,8 @@ async function runJob(job: SakeJob): Promise<SakeResult> {
   if (job.kind === "sft") {
     const modelDir = await cachedStart(job.startDir, async () => {
       const policy = buildModel(MODEL, job.seed);
-      const trainSet = getTask(task.name, task.options).generate("train", TRAIN_EXAMPLES, 0);
+      const all = getTask(task.name, task.options).generate("train", TRAIN_EXAMPLES, 0);
+      const trainSet = job.sizes.smoke ? all : all.filter((e) => inSftHalf(e.prompt));
       const opts = { steps: job.sizes.sftSteps, batchSize: 16, lr: 2e-3, rng: new Rng(job.seed).split("sft") };
       await sft(policy.model, policy.tokenizer, trainSet.map(sftExampleOf), opts);
       return policy;

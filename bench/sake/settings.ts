@@ -6,6 +6,7 @@
  */
 import { startKey } from "../harness/arms.js";
 import { join } from "node:path";
+import { splitOf } from "../../src/tasks/generate.js";
 
 /** The policy of recipes/sake.yaml: a character-level Llama (d 96, 3 layers). */
 export const MODEL = {
@@ -23,7 +24,10 @@ export const MODEL = {
 export const GRAPH = { drugClasses: 12, drugsPerClass: 8 };
 /** The task options of an arm: SAKE's three turns, or the ablation without the filtering turn. */
 export const taskOptions = (filterTurn: boolean) => ({ graph: GRAPH, preset: "sake3b" as const, filterTurn });
-/** The SFT start's gold trajectories come from the first TRAIN_EXAMPLES train questions (1,440 distinct prompts). */
+/**
+ * The SFT start's gold trajectories come from the first TRAIN_EXAMPLES train questions (1,440 distinct prompts), the
+ * 950 of them in `inSftHalf`.
+ */
 export const TRAIN_EXAMPLES = 2000;
 /**
  * RL arms draw from the first RL_TRAIN_EXAMPLES (4,581 distinct prompts), so most prompts RL trains on were never in
@@ -31,6 +35,16 @@ export const TRAIN_EXAMPLES = 2000;
  * left to learn (docs/multi-turn.md, the 1,200-step probe).
  */
 export const RL_TRAIN_EXAMPLES = 8000;
+/**
+ * The train questions SFT learns from: those whose drug, as the question names it, falls in the SFT half of a hash.
+ * The other half is asked about only in RL, so RL trains on what the held-out questions test (naming and copying a
+ * drug the start was never asked about) instead of on drugs SFT already answers (docs/multi-turn.md).
+ */
+export function inSftHalf(prompt: string): boolean {
+  const drug = /^Q: does (\S+) /.exec(prompt)?.[1];
+  if (drug === undefined) throw new Error(`bench:sake: no drug in the prompt ${JSON.stringify(prompt)}`);
+  return splitOf(`sake-sft:${drug}`, 50) === "train";
+}
 /** Completion budget: three turns and two tool answers (the gold is at most about 310 characters). */
 export const MAX_TOKENS = 320;
 
@@ -80,6 +94,9 @@ export interface SakeResult extends SakeJob {
 
 /** The start's folder, keyed by the settings it depends on and the source hash. */
 export function startDirOf(workDir: string, seed: number, filterTurn: boolean, smoke: boolean, source: string): string {
-  const key = startKey({ MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, sft: sizes(smoke).sftSteps, smoke }, source);
+  const key = startKey(
+    { MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, sftHalf: "sake-sft:50", sft: sizes(smoke).sftSteps, smoke },
+    source,
+  );
   return join(workDir, `start-${filterTurn ? "filter" : "nofilter"}-${seed}-${key}`);
 }
