@@ -69,12 +69,17 @@ describe("rlvr end to end", () => {
   });
   it("eval: a run folder's newest checkpoint on the held-out split", async () => {
     // Greedy, on the same 20 held-out questions as the run's own final evaluation: the numbers must agree exactly.
+    // Every figure is compared, and the mean reward is non-zero (format credit), so the agreement is not 0 === 0.
+    // pass@1 itself is not required to be above 0: on 20 questions after 20 steps it is 0 or 0.05 depending on the
+    // GEMM path (the AVX-512 and AVX2 kernels round differently, and the tiny run's outcome follows).
     const out = await cli("eval", run.root, "--json", "--examples", "20", "--temperature", "0");
-    const j = JSON.parse(out.trim().split("\n").pop()!);
+    const j = JSON.parse(out.trim().split("\n").pop()!) as Record<string, unknown>;
     const lines = readFileSync(join(run.root, "eval.jsonl"), "utf8").trim().split("\n");
     const final = JSON.parse(lines[lines.length - 1]!) as Record<string, number>;
-    expect(final["eval/addition/pass@1"]).toBeGreaterThan(0);
-    expect(j["eval/addition/pass@1"]).toBe(final["eval/addition/pass@1"]);
+    expect(final["eval/addition/reward"]).toBeGreaterThan(0);
+    const figures = Object.keys(final).filter((k) => k.startsWith("eval/addition/"));
+    expect(figures).toContain("eval/addition/pass@1");
+    for (const k of figures) expect(j[k], k).toBe(final[k]);
     expect(j.checkpoint).toContain("step-");
   });
   it("sample: scored completions for task prompts", async () => {
