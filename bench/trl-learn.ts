@@ -13,8 +13,8 @@
  * seeds no tuning probe used) it prints both sides' curves and gains per step (least-squares slope), then PASS when
  * rlvr gains at least as much per step as TRL within the seed spread (bench/trl-learn-gate.ts). Each seed's result
  * is kept under runs/trl-learn/<key> (the key hashes the settings, the start and the source), so an interrupted run,
- * or one split over sessions, resumes at its first missing seed. BENCH_TRL_SMOKE=1 runs a tiny version (never cached; the
- * figures mean nothing). BENCH_TRL_LEARN_PROBE=1 runs the tuning probe instead (rlvr only, the `tune` half).
+ * or one split over sessions, resumes at its first missing seed. BENCH_TRL_SMOKE=1 runs a tiny version (never
+ * cached; the figures mean nothing). BENCH_TRL_LEARN_PROBE=1 runs the tuning probe instead (rlvr only, `tune` half).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +51,10 @@ async function curvesOf(task: Task, examples: readonly Example[], dirOf: (step: 
   }
   return curves;
 }
+
+/** Where a run's policy at `step` is saved: the start at step 0, else `<out>/step-<step>`. */
+const stepDirs = (startDir: string, out: string) => (step: number) =>
+  step === 0 ? startDir : join(out, `step-${step}`);
 
 /** TRL's run from the start: the per-step training reward and mean completion length, and its checkpoints' folder. */
 async function runTrl(seed: number, start: string, work: string, prompts: readonly string[]) {
@@ -140,13 +144,12 @@ async function seedResult(
   if (!SMOKE && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as SeedResult;
   const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-"));
   try {
-    const at = (out: string) => (step: number) => (step === 0 ? startDir : join(out, `step-${step}`));
     const trl = await runTrl(seed, startDir, work, prompts);
     const ours = await runRlvr(seed, startDir, work);
     const result: SeedResult = {
       seed,
-      rlvr: await curvesOf(task, heldOut, at(ours.out)),
-      trl: await curvesOf(task, heldOut, at(trl.out)),
+      rlvr: await curvesOf(task, heldOut, stepDirs(startDir, ours.out)),
+      trl: await curvesOf(task, heldOut, stepDirs(startDir, trl.out)),
       rlvrTrain: { reward: mean(ours.reward), length: mean(ours.length) },
       trlTrain: { reward: mean(trl.reward), length: mean(trl.length) },
     };
@@ -169,7 +172,7 @@ async function probe(task: Task, seeds: readonly number[], startDir: string): Pr
     const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-learn-probe-"));
     try {
       const ours = await runRlvr(seed, startDir, work);
-      const curves = await curvesOf(task, tune, (step) => (step === 0 ? startDir : join(ours.out, `step-${step}`)));
+      const curves = await curvesOf(task, tune, stepDirs(startDir, ours.out));
       const [r, rg] = [slopePerStep(curves.sampled), slopePerStep(curves.greedy)];
       console.log(
         JSON.stringify({ ...JSON.parse(benchLine(BENCH, "trl_learn.probe_gain_per_step", r, "pass@1/step")), seed }),

@@ -35,6 +35,8 @@ export const TRAIN_EXAMPLES = 2000;
  * left to learn (docs/multi-turn.md, the 1,200-step probe).
  */
 export const RL_TRAIN_EXAMPLES = 8000;
+/** The hash that picks the SFT half; part of the start's key, so a changed split never reuses a start. */
+const SFT_HALF = { salt: "sake-sft", percent: 50 };
 /**
  * The train questions SFT learns from: those whose drug, as the question names it, falls in the SFT half of a hash.
  * The other half is asked about only in RL, so RL trains on what the held-out questions test (naming and copying a
@@ -43,7 +45,7 @@ export const RL_TRAIN_EXAMPLES = 8000;
 export function inSftHalf(prompt: string): boolean {
   const drug = /^Q: does (\S+) /.exec(prompt)?.[1];
   if (drug === undefined) throw new Error(`bench:sake: no drug in the prompt ${JSON.stringify(prompt)}`);
-  return splitOf(`sake-sft:${drug}`, 50) === "train";
+  return splitOf(`${SFT_HALF.salt}:${drug}`, SFT_HALF.percent) === "train";
 }
 /** Completion budget: three turns and two tool answers (the gold is at most about 310 characters). */
 export const MAX_TOKENS = 320;
@@ -95,7 +97,7 @@ export interface SakeResult extends SakeJob {
 /** The start's folder, keyed by the settings it depends on and the source hash. */
 export function startDirOf(workDir: string, seed: number, filterTurn: boolean, smoke: boolean, source: string): string {
   const key = startKey(
-    { MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, sftHalf: "sake-sft:50", sft: sizes(smoke).sftSteps, smoke },
+    { MODEL, GRAPH, filterTurn, TRAIN_EXAMPLES, SFT_HALF, sft: sizes(smoke).sftSteps, smoke },
     source,
   );
   return join(workDir, `start-${filterTurn ? "filter" : "nofilter"}-${seed}-${key}`);
