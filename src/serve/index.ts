@@ -5,7 +5,6 @@
 export { buildRewardServer, type RewardServer, type RewardServerConfig } from "./server.js";
 export { startRewardServer, type RunningRewardServer } from "./start.js";
 export { serveOptionsSchema, parseServeOptions, TOKEN_ENV, RETRY_AFTER_S, type ServeOptions } from "./options.js";
-export { applyHeapGrowingPercent } from "./heap.js";
 export { rewardCatalog, describeOptions, type RewardDoc, type OptionDoc } from "./catalog.js";
 export { openApiDocument } from "./openapi.js";
 export { scoreItems, toScored, itemError, type ScoringContext } from "./score-items.js";

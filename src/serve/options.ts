@@ -69,15 +69,6 @@ export const serveOptionsSchema = z
       .min(1)
       .default(64)
       .describe("with --redis: items per queue job (more saves Redis round trips; 1 spreads a batch widest)"),
-    heapGrowingPercent: z
-      .number()
-      .int()
-      .min(0)
-      .max(100)
-      .default(10)
-      .describe(
-        "`rlvr serve-rewards` only: V8's old-generation growing factor in per cent (0: V8's default); small keeps RSS flat",
-      ),
   })
   .strict()
   .superRefine((o, ctx) => {

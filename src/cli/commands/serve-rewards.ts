@@ -3,17 +3,9 @@
  * in-flight requests and closes the sandbox pool. Flags and their help come from the service's options schema;
  * the token may come from $RLVR_REWARD_TOKEN so it need not appear in the process list. With `--redis URL` items are
  * scored by `rlvr reward-worker`s through a Redis queue; an unreachable Redis fails the start (exit 1, naming it).
- * It sets the process's heap growing factor first (`--heap-growing-percent`, src/serve/heap.ts).
  */
 import type { Command } from "commander";
-import {
-  applyHeapGrowingPercent,
-  parseServeOptions,
-  redactUrl,
-  serveOptionsSchema,
-  startRewardServer,
-  TOKEN_ENV,
-} from "../../serve/index.js";
+import { parseServeOptions, redactUrl, serveOptionsSchema, startRewardServer, TOKEN_ENV } from "../../serve/index.js";
 import { addSchemaFlags, flagValues } from "../schema-flags.js";
 
 const FLAGS = [
@@ -28,7 +20,6 @@ const FLAGS = [
   ["queue", "--queue <name>"],
   ["queueGraceMs", "--queue-grace-ms <n>"],
   ["jobItems", "--job-items <n>"],
-  ["heapGrowingPercent", "--heap-growing-percent <n>"],
 ] as const;
 
 /** Flags whose values are strings; the others are numbers. */
@@ -60,7 +51,6 @@ export function register(program: Command): void {
     }
     let server;
     try {
-      applyHeapGrowingPercent(options.heapGrowingPercent); // process-wide, so here and not in startRewardServer
       server = await startRewardServer(options);
     } catch (err) {
       console.error(`rlvr: serve-rewards: ${err instanceof Error ? err.message : String(err)}`);
