@@ -20,17 +20,17 @@ export const MODEL = {
   tokenizer: "char" as const,
 };
 
-/** The graph: 12 drug classes of 8 drugs, so about 19 drugs (38 yes-questions) are held out. */
+/** The graph: 12 drug classes of 8 drugs, so about 19 drugs are held out (37 answerable yes-questions, 74 in all). */
 export const GRAPH = { drugClasses: 12, drugsPerClass: 8 };
 /** The task options of an arm: SAKE's three turns, or the ablation without the filtering turn. */
 export const taskOptions = (filterTurn: boolean) => ({ graph: GRAPH, preset: "sake3b" as const, filterTurn });
 /**
- * The SFT start's gold trajectories come from the first TRAIN_EXAMPLES train questions (1,440 distinct prompts), the
- * 950 of them in `inSftHalf`.
+ * The SFT start's gold trajectories come from the first TRAIN_EXAMPLES train questions (1,434 distinct prompts), the
+ * 984 of them in `inSftHalf`.
  */
 export const TRAIN_EXAMPLES = 2000;
 /**
- * RL arms draw from the first RL_TRAIN_EXAMPLES (4,581 distinct prompts), so most prompts RL trains on were never in
+ * RL arms draw from the first RL_TRAIN_EXAMPLES (4,575 distinct prompts), so most prompts RL trains on were never in
  * SFT: with RL on SFT's own 2,000, a start that had seen them ten times answered 98% of them and RL had nothing
  * left to learn (docs/multi-turn.md, the 1,200-step probe).
  */

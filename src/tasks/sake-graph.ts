@@ -160,6 +160,17 @@ const neighbourCache = new WeakMap<KnowledgeGraph, Map<string, Set<string>>>();
 
 /** Tool 1: the entity (canonical name) and its `groupSize − 1` most similar concepts of the same type. */
 export function similarGroup(graph: KnowledgeGraph, entity: string): string[] {
+  let groups = groupCache.get(graph);
+  if (!groups) groupCache.set(graph, (groups = new Map()));
+  let group = groups.get(entity);
+  if (!group) groups.set(entity, (group = computeGroup(graph, entity)));
+  return [...group];
+}
+
+/** Tool 1's groups per graph, by entity (a graph is never changed once built). */
+const groupCache = new WeakMap<KnowledgeGraph, Map<string, readonly string[]>>();
+
+function computeGroup(graph: KnowledgeGraph, entity: string): string[] {
   const c = graph.concepts.get(entity);
   if (!c) throw new RangeError(`similarGroup: unknown concept "${entity}"`);
   let nb = neighbourCache.get(graph);

@@ -62,7 +62,22 @@ export interface SakeQuestion {
 
 const VERB = { treats: "treat", causes: "cause" } as const;
 
-/** Every question of a split: the held facts of its drugs (yes) and cross-family pairs (no). */
+/**
+ * The triplet the tools show for a question: the first of tool 2's answer (groups of the drug and the disease, at
+ * most `maxTriplets`) with the question's relation, or undefined when the answer shows none.
+ */
+function evidenceOf(graph: KnowledgeGraph, q: SakeQuestion) {
+  const links = linkingTriplets(graph, [similarGroup(graph, q.drug), similarGroup(graph, q.disease)]);
+  return links.find((t) => t.rel === (q.rel as Relation));
+}
+
+/**
+ * Every answerable question of a split: the held facts of its drugs (yes) and cross-family pairs (no), each kept only
+ * when what the tools show agrees with its answer: a yes needs a linking triplet with its relation, a no needs none.
+ * A yes whose analogy the tools cannot show (the drug's group and the disease's group share no such link, or the
+ * link falls past `maxTriplets`) would be label noise: the gold transcript would read "no treats link" and answer
+ * yes, and no policy could earn it but by guessing.
+ */
 function questions(graph: KnowledgeGraph, split: "train" | "test"): { yes: SakeQuestion[]; no: SakeQuestion[] } {
   const drugs = [...graph.concepts.values()].filter((c) => c.type === "drug" && entitySplit(c.name) === split);
   const diseases = [...graph.concepts.values()].filter((c) => c.type === "disease");
@@ -76,7 +91,10 @@ function questions(graph: KnowledgeGraph, split: "train" | "test"): { yes: SakeQ
       for (const y of diseases) if (y.cluster !== target) no.push({ drug: d.name, rel, disease: y.name, yes: false });
     }
   }
-  return { yes, no };
+  return {
+    yes: yes.filter((q) => evidenceOf(graph, q) !== undefined),
+    no: no.filter((q) => evidenceOf(graph, q) === undefined),
+  };
 }
 
 /** The question as an example: prompt (names or synonyms), gold and the gold trajectory. */
@@ -125,7 +143,7 @@ export function goldSegmentsOf(
   const gx = similarGroup(graph, q.drug);
   const gy = similarGroup(graph, q.disease);
   const links = linkingTriplets(graph, [gx, gy]);
-  const evidence = links.find((t) => t.rel === (q.rel as Relation));
+  const evidence = evidenceOf(graph, q);
   const think = evidence ? `${evidence.head} ${evidence.rel} ${evidence.tail}` : `no ${q.rel} link`;
   const groups = renderGroups([
     { entity: x, members: gx },

@@ -28,9 +28,9 @@ describe("bench:sake SFT half", () => {
     expect(kept).toBeLessThan(side.size * 0.7);
   });
 
-  it("keeps 950 of SFT's 2,000 questions, and leaves RL 4,203 of its 8,000 about names SFT never asked", () => {
-    expect(sftPool.filter((e) => inSftHalf(e.prompt)).length).toBe(950);
-    expect(rlPool.filter((e) => !inSftHalf(e.prompt)).length).toBe(4203);
+  it("keeps 984 of SFT's 2,000 questions, and leaves RL 4,160 of its 8,000 about names SFT never asked", () => {
+    expect(sftPool.filter((e) => inSftHalf(e.prompt)).length).toBe(984);
+    expect(rlPool.filter((e) => !inSftHalf(e.prompt)).length).toBe(4160);
   });
 
   it("refuses a prompt without a drug instead of guessing a side", () => {
