@@ -10,8 +10,10 @@
  * Metrics (JSON lines): sake.em_gain (mean over seeds, points), sake.em_gain_min, sake.control_gain,
  * sake.no_filter_delta (the ablation's RL EM minus SAKE's RL EM, each at its own start's best decoding, points),
  * sake.tokens_per_question (greedy completion tokens of the RL arm, tool output included). Gate: on every seed, RL
- * gain ≥ 10 points and RL gain − control gain ≥ 10 points. BENCH_SAKE_SMOKE=1: one seed at a toy size (plumbing only).
+ * gain ≥ 10 points and RL gain − control gain ≥ 10 points. BENCH_SAKE_SMOKE=1: one seed at a toy size (plumbing only);
+ * BENCH_SAKE_REUSE=1: reuse the results of jobs already run with the same settings (see REUSE).
  */
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   benchLine,
@@ -29,12 +31,32 @@ import { sizes, startDirOf, type SakeJob, type SakeResult } from "./sake/setting
 
 const ROOT = resolve(import.meta.dirname, "..");
 const SMOKE = process.env.BENCH_SAKE_SMOKE === "1";
+/**
+ * BENCH_SAKE_REUSE=1: a job whose folder holds the result of the same job (kind, seed, start, split, sizes) is not
+ * run again, so seeds can be run in separate sessions and reported together. Only valid while the source RL depends
+ * on is unchanged (a start's key covers only the SFT start's source).
+ */
+const REUSE = process.env.BENCH_SAKE_REUSE === "1";
 const TARGET = 0.1;
 const pts = (x: number) => (100 * x).toFixed(1);
 
 function runJob(job: SakeJob): Promise<SakeResult> {
   const label = `sake ${job.kind}${job.filterTurn ? "" : " (no filter)"} seed ${job.seed}`;
+  const done = REUSE ? reusable(job) : null;
+  if (done) {
+    console.log(`${label}: reusing ${join(job.dir, "result.json")} (BENCH_SAKE_REUSE=1)`);
+    return Promise.resolve(done);
+  }
   return runArmJob<SakeResult>("bench/sake/job.ts", job, label);
+}
+
+/** A job's earlier result when it was made by the same job (kind, seed, start, split and sizes); else null. */
+function reusable(job: SakeJob): SakeResult | null {
+  const file = join(job.dir, "result.json");
+  if (!existsSync(file)) return null;
+  const old = JSON.parse(readFileSync(file, "utf8")) as SakeResult;
+  const same = (keys: (keyof SakeJob)[]) => keys.every((k) => JSON.stringify(old[k]) === JSON.stringify(job[k]));
+  return same(["kind", "filterTurn", "seed", "startDir", "split", "sizes"]) ? old : null;
 }
 
 async function main(): Promise<void> {
