@@ -33,6 +33,7 @@ import {
   similarGroup,
   type KnowledgeGraph,
   type Relation,
+  type Triplet,
 } from "./sake-graph.js";
 
 /** Options of "sake". */
@@ -67,9 +68,11 @@ const VERB = { treats: "treat", causes: "cause" } as const;
  * most `maxTriplets`) with the question's relation, or undefined when the answer shows none.
  */
 function evidenceOf(graph: KnowledgeGraph, q: SakeQuestion) {
-  const links = linkingTriplets(graph, [similarGroup(graph, q.drug), similarGroup(graph, q.disease)]);
-  return links.find((t) => t.rel === (q.rel as Relation));
+  return evidenceIn(linkingTriplets(graph, [similarGroup(graph, q.drug), similarGroup(graph, q.disease)]), q);
 }
+
+/** The first of tool 2's triplets `links` with the question's relation. */
+const evidenceIn = (links: readonly Triplet[], q: SakeQuestion) => links.find((t) => t.rel === (q.rel as Relation));
 
 /**
  * Every answerable question of a split: the held facts of its drugs (yes) and cross-family pairs (no), each kept only
@@ -143,7 +146,7 @@ export function goldSegmentsOf(
   const gx = similarGroup(graph, q.drug);
   const gy = similarGroup(graph, q.disease);
   const links = linkingTriplets(graph, [gx, gy]);
-  const evidence = evidenceOf(graph, q);
+  const evidence = evidenceIn(links, q);
   const think = evidence ? `${evidence.head} ${evidence.rel} ${evidence.tail}` : `no ${q.rel} link`;
   const groups = renderGroups([
     { entity: x, members: gx },
