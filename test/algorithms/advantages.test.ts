@@ -63,6 +63,16 @@ describe("§11.1 group advantages", () => {
     ],
   ])("rloo %j", (r, want) => close(rloo(r), want));
 
+  it("a zero-std group's meanOnly and rloo advantages are exactly 0, not rounding residue (§1.7)", () => {
+    // 0.4 × 6 sums to 2.4000000000000004 in binary, so r − mean would be −1.1e-16 for every member.
+    const g = [0.4, 0.4, 0.4, 0.4, 0.4, 0.4];
+    expect(g.reduce((a, b) => a + b, 0) / g.length - 0.4).not.toBe(0);
+    expect(meanOnly(g)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(rloo(g)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(rloo([0.1, 0.1, null])).toEqual([0, 0, 0]);
+    expect(computeAdvantages([g], { type: "meanOnly" }).advantages[0]).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
   it("computeAdvantages defaults to zScore sample ε 1e-4 and reports null and zero-std counts", () => {
     const res = computeAdvantages([
       [1, 0, 0, 1],
