@@ -93,15 +93,15 @@ export function zScoreBatchStd(
 
 /** Mean-only baseline A = r − μ_g (Dr. GRPO, wd1, ExGRPO; §1.2). */
 export function meanOnly(group: readonly (number | null)[]): number[] {
-  const { n, mean } = moments(group.filter((r): r is number => r !== null));
-  if (n <= 1 || isZeroStd(group)) return group.map(() => 0); // exact zeros, not r − mean's rounding residue
+  const { n, mean, ss } = moments(group.filter((r): r is number => r !== null));
+  if (n <= 1 || Math.sqrt(ss / (n - 1)) <= ZERO_STD) return group.map(() => 0); // exact zeros, not rounding residue
   return group.map((r) => (r === null ? 0 : r - mean));
 }
 
 /** Leave-one-out baseline A = n/(n−1)·(r − μ_g) (§1.4). */
 export function rloo(group: readonly (number | null)[]): number[] {
-  const { n, mean } = moments(group.filter((r): r is number => r !== null));
-  if (n <= 1 || isZeroStd(group)) return group.map(() => 0);
+  const { n, mean, ss } = moments(group.filter((r): r is number => r !== null));
+  if (n <= 1 || Math.sqrt(ss / (n - 1)) <= ZERO_STD) return group.map(() => 0);
   return group.map((r) => (r === null ? 0 : (n / (n - 1)) * (r - mean)));
 }
 
