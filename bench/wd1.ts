@@ -17,6 +17,7 @@
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_WD1_OUT (work folder, default
  * runs/bench-wd1), BENCH_WD1_NO_MATHS=1 (skip the maths task), for tuning BENCH_WD1_SFT_STEPS, BENCH_WD1_STEPS,
  * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, RL steps, RL lr and RL sampling temperature),
+ * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
  * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -94,12 +95,17 @@ const COUNTDOWN: TaskSettings = {
 const MODEL = SMOKE
   ? { type: "new", arch: "llama", dModel: 32, nLayers: 1, nHeads: 2 }
   : { type: "new", arch: "llama", dModel: 96, nLayers: 3, nHeads: 4, nKvHeads: 2 };
-const WD1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1" } };
+/** The likelihood estimate of both losses (docs/diffusion.md): BENCH_WD1_ESTIMATOR, BENCH_WD1_CHUNKS. */
+const ESTIMATOR = {
+  estimator: process.env.BENCH_WD1_ESTIMATOR ?? "oneShot",
+  chunks: Number(process.env.BENCH_WD1_CHUNKS ?? 4),
+};
+const WD1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1", ...ESTIMATOR } };
 const D1 = {
   policy: { clip: { type: "ppo", epsLow: 0.5, epsHigh: 0.5 } },
   kl: { beta: 0.04 },
   loss: { aggregation: "tokenMean" },
-  diffusion: { type: "diffuGrpo" },
+  diffusion: { type: "diffuGrpo", ...ESTIMATOR },
 };
 
 type Recipe = Parameters<typeof resolveConfig>[0];

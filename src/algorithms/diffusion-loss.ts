@@ -50,6 +50,8 @@ export interface DiffusionLossResult {
 export interface DiffusionLoss {
   readonly type: "wd1" | "diffuGrpo";
   readonly pMaskPrompt: number;
+  /** Trajectory passes per estimate (masked-estimator.ts); null for the one-shot estimate. */
+  readonly trajectoryPasses: number | null;
   /** A reference model's estimate is needed (diffuGrpo with β > 0). */
   readonly reference: boolean;
   /** Pre-update estimates are needed for the ratio (diffuGrpo with μ > 1). */
@@ -98,6 +100,7 @@ export function buildDiffusionLoss(a: AlgorithmConfig, ctx: { maxCompletionToken
   return {
     type: d.type,
     pMaskPrompt: d.pMaskPrompt,
+    trajectoryPasses: d.estimator === "trajectory" ? d.chunks : null,
     reference: !wd1 && klPlan(a).reference,
     oldLogprobs: (iterations) => !wd1 && iterations > 1,
     maskSeeds: (rng, iterations, runSeed) => maskSeeds(rng, iterations, d.randomMasking, runSeed),

@@ -12,6 +12,15 @@
  * - Mask seed: one per inner iteration, drawn from the run's RNG, shared by every sequence of the iteration
  *   (`randomMasking: true`); `false` uses the run seed for every iteration (d1's fixed seed 42).
  *
+ * - Trajectory estimate (`estimator: "trajectory"`, our option; not in d1 or wd1): the one-shot pass scores every
+ *   answer token with the whole answer masked, a context the sampler never decodes in after its first step. The
+ *   trajectory estimate replays the sampler's own unmasking order (the rollout's `unmasking` trace) in K passes: the
+ *   steps are cut into K equal runs, and pass k shows every position unmasked before its run (with the token the
+ *   sampler chose there), masks the rest, and scores the completion tokens unmasked within its run. Each completion
+ *   token is scored once, so ℓ_i is still a sum of one lp per token; K = 1 is the one-shot estimate exactly, and K =
+ *   steps scores every token in the context it was decoded in, i.e. the log-likelihood of the trajectory's token
+ *   choices (the order itself is not scored). Costs K forward passes per estimate.
+ *
  * Departure: d1 seeds one torch draw for the whole batch, so a row's mask depends on its place in the batch; here a
  * row's stream is split from the iteration seed by the rollout's id, so the mask (and the loss) does not depend on how
  * rollouts are cut into micro-batches (§3.1). Prompts of different lengths are left-padded (pad ids, attention 0).
@@ -25,6 +34,23 @@ export interface EstimatorRow {
   promptIds: readonly number[];
   /** Completion ids (up to the first eos, or all L_gen when none). */
   completionIds: readonly number[];
+  /** The sampler's decoding of the answer region; needed by the trajectory estimate. */
+  unmasking?: {
+    readonly generated: readonly number[];
+    readonly unmaskedAt: readonly number[];
+    readonly steps: number;
+  };
+}
+
+/** Which of K trajectory passes a batch is: pass `index` of `of` (see the file comment). */
+export interface TrajectoryPass {
+  index: number;
+  of: number;
+}
+
+/** The steps [lo, hi) of pass k of K over `steps` steps: K nearly equal runs, the later ones one longer. */
+export function passSteps(steps: number, pass: TrajectoryPass): [number, number] {
+  return [Math.floor((pass.index * steps) / pass.of), Math.floor(((pass.index + 1) * steps) / pass.of)];
 }
 
 /** The noised batch x̃ of one inner iteration. */
@@ -53,10 +79,13 @@ export function completionMask(completionIds: readonly number[], eosId: number):
   return completionIds.map((_, t) => (eos < 0 || t <= eos ? 1 : 0));
 }
 
-/** Builds x̃ for `rows` with mask seed `seed` (see the file comment). */
+/**
+ * Builds x̃ for `rows` with mask seed `seed` (see the file comment): the one-shot batch, or with `pass` the batch of
+ * one trajectory pass (the prompt masked the same way in every pass of a seed).
+ */
 export function estimatorBatch(
   rows: readonly EstimatorRow[],
-  o: { genLength: number; maskId: number; padId: number; pMaskPrompt: number; seed: number },
+  o: { genLength: number; maskId: number; padId: number; pMaskPrompt: number; seed: number; pass?: TrajectoryPass },
 ): EstimatorBatch {
   if (!(o.pMaskPrompt >= 0 && o.pMaskPrompt < 1))
     throw new RangeError(`estimatorBatch: pMaskPrompt ${o.pMaskPrompt} must be in [0, 1)`);
@@ -77,7 +106,22 @@ export function estimatorBatch(
       attn[b * T + j] = 0;
     }
     r.promptIds.forEach((id, j) => (ids[b * T + pad + j] = rng.random() < o.pMaskPrompt ? o.maskId : id));
-    r.completionIds.forEach((id, t) => (targets[b * T + P + t] = id));
+    if (!o.pass) {
+      r.completionIds.forEach((id, t) => (targets[b * T + P + t] = id));
+      return;
+    }
+    const u = r.unmasking;
+    if (!u || u.generated.length !== o.genLength || u.unmaskedAt.length !== o.genLength)
+      throw new RangeError(
+        `estimatorBatch: the trajectory estimate needs rollout ${r.id}'s unmasking trace over genLength ${o.genLength} ` +
+          "positions (rollouts of the masked-diffusion sampler carry one)",
+      );
+    const [lo, hi] = passSteps(u.steps, o.pass);
+    for (let t = 0; t < o.genLength; t++) {
+      const at = u.unmaskedAt[t]!;
+      if (at < lo) ids[b * T + P + t] = u.generated[t]!;
+      else if (at < hi && t < r.completionIds.length) targets[b * T + P + t] = r.completionIds[t]!;
+    }
   });
   return { ids, attn, B, T, start: P, targets };
 }

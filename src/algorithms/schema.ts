@@ -149,6 +149,20 @@ const randomMasking = z
   .default(true)
   .describe("d1 estimator: a fresh mask seed per inner iteration (true), or the run seed every time (§7)");
 
+const estimator = z
+  .enum(["oneShot", "trajectory"])
+  .default("oneShot")
+  .describe(
+    "likelihood estimate: oneShot (d1: the whole answer masked, one pass) or trajectory (the sampler's own " +
+      "unmasking order replayed in `chunks` passes) (docs/diffusion.md)",
+  );
+const chunks = z
+  .number()
+  .int()
+  .positive()
+  .default(4)
+  .describe("trajectory estimator: passes per estimate; 1 equals oneShot, the sampler's steps replay every step");
+
 /** The policy loss of a masked-diffusion LM (spec §7); `none` for an autoregressive policy. */
 export const DiffusionSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("none") }),
@@ -156,9 +170,11 @@ export const DiffusionSchema = z.discriminatedUnion("type", [
     type: z.literal("wd1"),
     pMaskPrompt,
     randomMasking,
+    estimator,
+    chunks,
     psi: z.number().positive().default(1).describe("ψ of wd1's weights softmax(±ψA) over the group (§7)"),
   }),
-  z.strictObject({ type: z.literal("diffuGrpo"), pMaskPrompt, randomMasking }),
+  z.strictObject({ type: z.literal("diffuGrpo"), pMaskPrompt, randomMasking, estimator, chunks }),
 ]);
 
 /** Experience replay (spec §6, ExGRPO arXiv 2510.02245 §4); `none` trains on-policy only. */

@@ -85,6 +85,18 @@ export interface Rollout {
   policyVersion: number;
   /** The prompt's images, in placeholder order (a vision task); JSON names their refs only, not their pixels. */
   images?: RgbImage[];
+  /** A masked-diffusion answer's decoding: every position of the answer region and the step that unmasked it. */
+  unmasking?: UnmaskingTrace;
+}
+
+/** How a masked-diffusion sampler decoded an answer region (src/sampling/diffusion.ts); the trajectory estimator's input. */
+export interface UnmaskingTrace {
+  /** Every position of the answer region (genLength ids, eos padding included). */
+  generated: number[];
+  /** The step (0 to steps − 1) at which each position was unmasked. */
+  unmaskedAt: number[];
+  /** Denoising steps of the whole answer. */
+  steps: number;
 }
 
 /** The G rollouts of one prompt. */

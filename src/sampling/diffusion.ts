@@ -12,7 +12,9 @@
  * sampling uses the run's seeded Rng (same seed, same answers) instead of Gumbel noise in float64, which draws from
  * the same distribution. Prompts of different lengths are left-padded with a key mask (LLaDA assumes equal lengths).
  * The completion is the generated tokens up to and including the first eos (finish "stop"), or all of them
- * (finish "length"); `generated` keeps every position, which the d1 estimator re-masks in full.
+ * (finish "length"); `generated` keeps every position, which the d1 estimator re-masks in full, and `unmaskedAt`
+ * records the step at which each position was unmasked, which the trajectory estimator replays
+ * (src/algorithms/masked-estimator.ts).
  */
 import { noGrad } from "../engine/index.js";
 import type { DiffusionLM } from "../models/diffusion-lm.js";
@@ -46,6 +48,10 @@ export interface DiffusionSample {
   tokens: number[];
   /** Every position of the answer region (genLength ids). */
   generated: number[];
+  /** The step (0 to steps − 1, counted over all blocks) at which each position of the answer region was unmasked. */
+  unmaskedAt: number[];
+  /** Denoising steps of the whole answer (the `steps` option, resolved). */
+  steps: number;
   /** "stop": an eos was generated; "length": none was. */
   finishReason: "stop" | "length";
   /** The decoded answer (special tokens dropped). */
@@ -98,6 +104,7 @@ export function sampleDiffusion(
   const { maskId } = model;
   const V = model.config.vocabSize;
   const x = new Int32Array(B * T).fill(maskId); // (B, T): left-padded prompt, then the answer region
+  const unmaskedAt = new Int32Array(B * G).fill(-1); // (B, G): the step that unmasked each answer position
   const attn = new Float32Array(B * T).fill(1);
   prompts.forEach((p, b) => {
     const pad = P - p.length;
@@ -128,7 +135,10 @@ export function sampleDiffusion(
             cands.push({ j, tok, score: o.remasking === "lowConfidence" ? prob : rng.random() });
           }
           cands.sort((a, c) => c.score - a.score || a.j - c.j); // stable: ties go left to right
-          for (const c of cands.slice(0, schedule[s]!)) x[b * T + c.j] = c.tok;
+          for (const c of cands.slice(0, schedule[s]!)) {
+            x[b * T + c.j] = c.tok;
+            unmaskedAt[b * G + c.j - P] = blk * perBlock + s;
+          }
         }
         if (opts.onStep) {
           const answers = new Int32Array(B * G);
@@ -144,7 +154,14 @@ export function sampleDiffusion(
     const generated = Array.from(x.subarray(b * T + P, (b + 1) * T));
     const eos = generated.indexOf(tokenizer.eosId);
     const tokens = eos < 0 ? generated : generated.slice(0, eos + 1);
-    return { tokens, generated, finishReason: eos < 0 ? "length" : "stop", text: tokenizer.decode(tokens) };
+    return {
+      tokens,
+      generated,
+      unmaskedAt: Array.from(unmaskedAt.subarray(b * G, (b + 1) * G)),
+      steps: o.steps,
+      finishReason: eos < 0 ? "length" : "stop",
+      text: tokenizer.decode(tokens),
+    };
   });
 }
 

@@ -21,7 +21,7 @@
  * length with eos after its answer (the sampler decodes `genLength` positions and cuts at the first eos).
  */
 import { ConfigError, type Rng } from "../util/index.js";
-import { backward, clipGradNorm, mul, noGrad, sum, tensor, type Tensor } from "../engine/index.js";
+import { add, backward, clipGradNorm, mul, noGrad, sum, tensor, type Tensor } from "../engine/index.js";
 import {
   isDiffusionLM,
   lladaLoss,
@@ -117,6 +117,7 @@ export async function sampleGroupsFor(
       completionIds: s.tokens,
       samplerLogprobs: s.tokens.map(() => 0), // no exact log-probs: the estimator is computed in the update
       lossMask: s.tokens.map(() => 1), // m = 1 up to and including the first eos (the tokens end there)
+      unmasking: { generated: s.generated, unmaskedAt: s.unmaskedAt, steps: s.steps },
       text: s.text,
       finishReason: s.finishReason,
       reward: null,
@@ -138,8 +139,11 @@ export interface DiffusionUpdateArgs extends UpdateArgs {
   seed: number;
 }
 
-/** The per-token estimates lp(i,t) of `rollouts` under mask `seed`: the (B, T) grid tensor and completion rows. */
-function estimate(
+/**
+ * The per-token estimates lp(i,t) of `rollouts` under mask `seed`: the (B, T) grid tensor and completion rows. The
+ * trajectory estimate adds its K passes' grids; each completion token is scored in exactly one of them.
+ */
+export function estimate(
   model: Transformer,
   rollouts: readonly Rollout[],
   loss: DiffusionLoss,
@@ -147,21 +151,29 @@ function estimate(
   seed: number,
 ): { logp: Tensor; rows: number[][]; B: number; T: number; start: number } {
   const maskId = (model as DiffusionLM).maskId;
-  const batch = estimatorBatch(rollouts, {
-    genLength: a.genLength,
-    maskId,
-    padId: a.padId,
-    pMaskPrompt: loss.pMaskPrompt,
-    seed,
-  });
-  const logits = model.forward(batch.ids, batch.B, batch.T, { mask: batch.attn }); // (B, T, V)
-  const logp = tokenLogprobs(logits, batch.targets); // (B, T), 0 off the completion
+  const K = loss.trajectoryPasses;
+  const passes = K === null ? [undefined] : Array.from({ length: K }, (_, index) => ({ index, of: K }));
+  let logp: Tensor | null = null;
+  let batch: ReturnType<typeof estimatorBatch> | null = null;
+  for (const pass of passes) {
+    batch = estimatorBatch(rollouts, {
+      genLength: a.genLength,
+      maskId,
+      padId: a.padId,
+      pMaskPrompt: loss.pMaskPrompt,
+      seed,
+      ...(pass ? { pass } : {}),
+    });
+    const logits = model.forward(batch.ids, batch.B, batch.T, { mask: batch.attn }); // (B, T, V)
+    const passLogp = tokenLogprobs(logits, batch.targets); // (B, T), 0 off the pass's targets
+    logp = logp === null ? passLogp : add(logp, passLogp);
+  }
   const rows = completionRows(
-    logp.data,
-    batch,
+    logp!.data,
+    batch!,
     rollouts.map((r) => r.completionIds.length),
   );
-  return { logp, rows, B: batch.B, T: batch.T, start: batch.start };
+  return { logp: logp!, rows, B: batch!.B, T: batch!.T, start: batch!.start };
 }
 
 /** μ optimizer steps of wd1 or diffu-GRPO over the step's groups (see the file comment); returns the step metrics. */

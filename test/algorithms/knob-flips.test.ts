@@ -12,7 +12,13 @@ import { mergeRecipe } from "../../src/trainer/presets.js";
 /** Fields the trainer reads itself (token spans need the tokenizer): flipped in test/trainer/knob-runs.test.ts. */
 const TRAINER_FIELDS = ["kl.sections", "loss.afterFirstError"];
 /** Fields of the masked-diffusion losses (`buildDiffusionLoss`): flipped in test/diffusion/losses.test.ts. */
-const DIFFUSION_FIELDS = ["diffusion.pMaskPrompt", "diffusion.randomMasking", "diffusion.psi"];
+const DIFFUSION_FIELDS = [
+  "diffusion.pMaskPrompt",
+  "diffusion.randomMasking",
+  "diffusion.estimator",
+  "diffusion.chunks",
+  "diffusion.psi",
+];
 /**
  * `offPolicy` acts in the trainer (lp_old recomputed before the update, w_IS, generation one step ahead): each field is
  * flipped through real runs against rlvr serve in test/sampling/remote-train.test.ts and

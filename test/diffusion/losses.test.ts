@@ -193,9 +193,16 @@ describe("config rules", () => {
     );
   });
 
-  it("defaults: type none; wd1 pMaskPrompt 0.15, randomMasking true, ψ 1", () => {
+  it("defaults: type none; wd1 pMaskPrompt 0.15, randomMasking true, the one-shot estimator, ψ 1", () => {
     expect(alg({}).diffusion).toEqual({ type: "none" });
-    expect(alg(WD1).diffusion).toEqual({ type: "wd1", pMaskPrompt: 0.15, randomMasking: true, psi: 1 });
+    expect(alg(WD1).diffusion).toEqual({
+      type: "wd1",
+      pMaskPrompt: 0.15,
+      randomMasking: true,
+      estimator: "oneShot",
+      chunks: 4,
+      psi: 1,
+    });
     expect(() => alg({ diffusion: { type: "wd1", pMaskPrompt: 1 } })).toThrow();
   });
 });
@@ -260,6 +267,7 @@ describe("every algorithm.diffusion field is read (flip it, the numbers move)", 
       loss: l.loss(groups, 0, { groups: 1, sequences: 3, tokens: 5 }).loss,
       seeds: l.maskSeeds(new Rng(3), 3, 42),
       ids: Array.from(batch.ids),
+      passes: l.trajectoryPasses,
     };
   };
   it.each([
@@ -267,6 +275,12 @@ describe("every algorithm.diffusion field is read (flip it, the numbers move)", 
     ["diffusion.psi", WD1, { ...WD1, diffusion: { type: "wd1", psi: 3 } }],
     ["diffusion.pMaskPrompt", WD1, { ...WD1, diffusion: { type: "wd1", pMaskPrompt: 0.5 } }],
     ["diffusion.randomMasking", WD1, { ...WD1, diffusion: { type: "wd1", randomMasking: false } }],
+    ["diffusion.estimator", WD1, { ...WD1, diffusion: { type: "wd1", estimator: "trajectory" } }],
+    [
+      "diffusion.chunks",
+      { ...WD1, diffusion: { type: "wd1", estimator: "trajectory" } },
+      { ...WD1, diffusion: { type: "wd1", estimator: "trajectory", chunks: 2 } },
+    ],
   ] as [string, AlgorithmConfigInput, AlgorithmConfigInput][])("%s", (_f, base, flipped) => {
     expect(probe(flipped)).not.toEqual(probe(base));
   });
