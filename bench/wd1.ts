@@ -18,6 +18,7 @@
  * runs/bench-wd1), BENCH_WD1_NO_MATHS=1 (skip the maths task), for tuning BENCH_WD1_SFT_STEPS, BENCH_WD1_STEPS,
  * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, RL steps, RL lr and RL sampling temperature),
  * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
+ * BENCH_WD1_PROMPTS and BENCH_WD1_INNER (prompts per RL step, inner iterations μ),
  * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -82,7 +83,8 @@ const SUDOKU: TaskSettings = SMOKE
       // Probed on the tune split, seed 0 (greedy solved): 800 steps 10%, 1,000 68%, 1,200 64%, 3,000 94%.
       sftSteps: Number(process.env.BENCH_WD1_SFT_STEPS ?? 1000),
       sftLr: 5e-4,
-      rlSteps: Number(process.env.BENCH_WD1_STEPS ?? 60),
+      // Tune split, seed 0 (greedy 68.5 at the start): 100 steps 72.5, 200 steps 76.5, 300 steps 78.5 (docs/diffusion.md).
+      rlSteps: Number(process.env.BENCH_WD1_STEPS ?? 300),
       evalExamples: 200,
     };
 const COUNTDOWN: TaskSettings = {
@@ -95,9 +97,12 @@ const COUNTDOWN: TaskSettings = {
 const MODEL = SMOKE
   ? { type: "new", arch: "llama", dModel: 32, nLayers: 1, nHeads: 2 }
   : { type: "new", arch: "llama", dModel: 96, nLayers: 3, nHeads: 4, nKvHeads: 2 };
+/** Prompts per RL step (BENCH_WD1_PROMPTS) and inner iterations μ (BENCH_WD1_INNER); see docs/diffusion.md. */
+const PROMPTS = Number(process.env.BENCH_WD1_PROMPTS ?? 16);
+const INNER = Number(process.env.BENCH_WD1_INNER ?? 1);
 /** The likelihood estimate of both losses (docs/diffusion.md): BENCH_WD1_ESTIMATOR, BENCH_WD1_CHUNKS. */
 const ESTIMATOR = {
-  estimator: process.env.BENCH_WD1_ESTIMATOR ?? "oneShot",
+  estimator: process.env.BENCH_WD1_ESTIMATOR ?? "trajectory",
   chunks: Number(process.env.BENCH_WD1_CHUNKS ?? 4),
 };
 const WD1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1", ...ESTIMATOR } };
@@ -121,13 +126,13 @@ function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object,
     sft: { enabled: sft, steps: ts.sftSteps, batchSize: 16, lr: ts.sftLr },
     train: {
       steps: Math.max(1, ts.rlSteps),
-      promptsPerStep: 4,
+      promptsPerStep: PROMPTS,
       groupSize: 6,
-      innerIterations: 4,
+      innerIterations: INNER,
+      microBatchSize: 48,
       maxCompletionTokens: ts.maxTokens,
-      // lr 3e-4 at T 0.9 collapsed every arm within 3 steps; 1e-5 at T 1.5 is the least harmful setting measured,
-      // and no setting gained (docs/diffusion.md, "RL on sudoku: what was measured").
-      lr: Number(process.env.BENCH_WD1_LR ?? 1e-5),
+      // With P 16, μ 1 and the trajectory estimate, 3e-5 gains and 6e-5 collapses (docs/diffusion.md, "RL on sudoku").
+      lr: Number(process.env.BENCH_WD1_LR ?? 3e-5),
     },
     sampler: { type: "builtin", temperature: Number(process.env.BENCH_WD1_TEMPERATURE ?? 1.5) },
     eval: { every: 0, atStart: false, examples: 1 },
