@@ -19,7 +19,9 @@
  * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, RL steps, RL lr and RL sampling temperature),
  * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
  * BENCH_WD1_PROMPTS and BENCH_WD1_INNER (prompts per RL step, inner iterations μ),
- * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing).
+ * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_REUSE=1 (report a seed
+ * stored in the work folder with the same settings instead of rerunning it, so seeds can run in separate sessions;
+ * each stored seed records the hash of the code that made it, and the report says when they differ).
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -30,11 +32,15 @@ import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
 import {
   DECODINGS,
+  SFT_START_SOURCES,
   benchLine,
   comparativeGate,
   gainOverBest,
   heldOutExamples,
+  seedResult,
   seedsFromEnv,
+  sourceHash,
+  sourcesDiffer,
   splitFromEnv,
   summarize,
   withinGroupControl,
@@ -47,6 +53,10 @@ const OUT = resolve(process.env.BENCH_WD1_OUT ?? join(ROOT, "runs", SMOKE ? "ben
 const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
 const MATHS = process.env.BENCH_WD1_NO_MATHS !== "1";
+/** BENCH_WD1_REUSE=1: a seed stored in OUT with the same settings is reported, not rerun (bench/harness/seed-cache.ts). */
+const REUSE = process.env.BENCH_WD1_REUSE === "1";
+/** The code a seed's result depends on: the SFT start's sources and the RL side (recorded with each stored seed). */
+const WD1_SOURCES = [...SFT_START_SOURCES, "src/algorithms", "src/rollout", "src/trainer", "src/rewards"];
 /** wd1's gain, and wd1's gain minus the control's, on every seed (10 points). */
 const TARGET = 0.1;
 
@@ -192,29 +202,55 @@ async function arm(name: string, ts: TaskSettings, seed: number, start: string, 
 const line = (metric: string, value: number, unit: string) => console.log(benchLine("wd1", metric, value, unit));
 const fmt = (p: PassByDecoding) => DECODINGS.map((d) => `${d.label} ${(100 * p[d.label]!).toFixed(1)}`).join(", ");
 
+/** What one seed's result depends on: with BENCH_WD1_REUSE=1 a stored seed with the same settings is not rerun. */
+function seedSettings(seed: number) {
+  return {
+    seed,
+    split: SPLIT,
+    model: MODEL,
+    sudoku: SUDOKU,
+    countdown: MATHS ? COUNTDOWN : null,
+    prompts: PROMPTS,
+    inner: INNER,
+    estimator: ESTIMATOR,
+    lr: Number(process.env.BENCH_WD1_LR ?? 3e-5),
+    temperature: Number(process.env.BENCH_WD1_TEMPERATURE ?? 1.5),
+  };
+}
+
+type ArmResult = Awaited<ReturnType<typeof arm>>;
+
+/** One seed: the sudoku start and its three arms, then (unless BENCH_WD1_NO_MATHS) the countdown start and wd1. */
+async function runSeed(seed: number) {
+  const start = await makeStart(SUDOKU, seed);
+  const s = await passAt(start, SUDOKU, seed);
+  const w = await arm("wd1", SUDOKU, seed, start, WD1);
+  const c = await arm("control", SUDOKU, seed, start, WD1, true);
+  const d = await arm("d1", SUDOKU, seed, start, D1);
+  let maths: { start: PassByDecoding; wd1: ArmResult } | null = null;
+  if (MATHS) {
+    const mStart = await makeStart(COUNTDOWN, seed);
+    maths = { start: await passAt(mStart, COUNTDOWN, seed), wd1: await arm("wd1", COUNTDOWN, seed, mStart, WD1) };
+  }
+  return { start: s, wd1: w, control: c, d1: d, maths };
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.error(
-    `bench:wd1 seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
+    `bench:wd1 seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}` +
+      `${REUSE ? " (BENCH_WD1_REUSE=1: seeds stored with the same settings are not rerun)" : ""}`,
   );
-  const rows = [];
+  const source = sourceHash(ROOT, WD1_SOURCES);
+  const records = [];
   for (const seed of SEEDS) {
-    const start = await makeStart(SUDOKU, seed);
-    const s = await passAt(start, SUDOKU, seed);
-    const w = await arm("wd1", SUDOKU, seed, start, WD1);
-    const c = await arm("control", SUDOKU, seed, start, WD1, true);
-    const d = await arm("d1", SUDOKU, seed, start, D1);
-    const gain = (a: PassByDecoding) => gainOverBest(s, a).atStartBest;
+    const file = join(OUT, `result-${SPLIT}-${seed}.json`);
+    const rec = await seedResult(file, seedSettings(seed), source, REUSE, () => runSeed(seed));
+    records.push(rec);
+    const { start: s, wd1: w, control: c, d1: d, maths } = rec.result;
     const best = gainOverBest(s, w.pass).decoding;
-    rows.push({
-      seed,
-      rl: gain(w.pass),
-      control: gain(c.pass),
-      d1: gain(d.pass),
-      wd1Time: w.stepSeconds,
-      d1Time: d.stepSeconds,
-    });
-    console.error(`sudoku seed ${seed} (start's best decoding ${best}): start [${fmt(s)}]`);
+    const made = rec.reused ? ` (reused ${file}, made ${rec.madeAt}, source ${rec.source.slice(0, 10)})` : "";
+    console.error(`sudoku seed ${seed} (start's best decoding ${best})${made}: start [${fmt(s)}]`);
     console.error(
       `  wd1 [${fmt(w.pass)}] ${w.stepSeconds.toFixed(1)} s/step, reward curve ${w.curve.map((x) => x.toFixed(2)).join(" ")}`,
     );
@@ -222,7 +258,22 @@ async function main(): Promise<void> {
     console.error(
       `  d1 [${fmt(d.pass)}] ${d.stepSeconds.toFixed(1)} s/step, reward curve ${d.curve.map((x) => x.toFixed(2)).join(" ")}`,
     );
+    if (maths) console.error(`countdown seed ${seed}: start [${fmt(maths.start)}] wd1 [${fmt(maths.wd1.pass)}]`);
   }
+  if (sourcesDiffer(records)) {
+    console.error("note: the seeds were made by different versions of the code (see each seed's source hash above)");
+  }
+  const rows = records.map(({ result: r, settings }) => {
+    const gain = (a: PassByDecoding) => gainOverBest(r.start, a).atStartBest;
+    return {
+      seed: (settings as { seed: number }).seed,
+      rl: gain(r.wd1.pass),
+      control: gain(r.control.pass),
+      d1: gain(r.d1.pass),
+      wd1Time: r.wd1.stepSeconds,
+      d1Time: r.d1.stepSeconds,
+    };
+  });
   const g = summarize(rows.map((r) => r.rl));
   line("wd1.solved_gain", 100 * g.mean, "points");
   line("wd1.solved_gain_min", 100 * g.min, "points");
@@ -234,14 +285,7 @@ async function main(): Promise<void> {
     "ratio",
   );
   if (MATHS) {
-    const gains = [];
-    for (const seed of SEEDS) {
-      const start = await makeStart(COUNTDOWN, seed);
-      const s = await passAt(start, COUNTDOWN, seed);
-      const w = await arm("wd1", COUNTDOWN, seed, start, WD1);
-      gains.push(gainOverBest(s, w.pass).atStartBest);
-      console.error(`countdown seed ${seed}: start [${fmt(s)}] wd1 [${fmt(w.pass)}]`);
-    }
+    const gains = records.map(({ result: r }) => gainOverBest(r.maths!.start, r.maths!.wd1.pass).atStartBest);
     line("wd1.maths_gain", 100 * summarize(gains).mean, "points");
   }
   const verdict = comparativeGate(rows, TARGET);
