@@ -12,7 +12,7 @@ export { ServiceMetrics, type PoolSnapshot } from "./metrics.js";
 export * from "./schemas.js";
 export { RewardClient, RewardServiceError, type RewardClientOptions } from "./client.js";
 export { QueueScorer, type QueueScorerOptions, type QueueSnapshot } from "./queue-scorer.js";
-export { DEFAULT_QUEUE, jobIdOf, probeRedis, redactUrl, type ScoreJobData } from "./queue-settings.js";
+export { DEFAULT_QUEUE, contentHashOf, jobIdOf, probeRedis, redactUrl, type ScoreJobData } from "./queue-settings.js";
 export { startRewardWorker, type RewardWorkerConfig, type RunningRewardWorker } from "./worker.js";
 export { workerOptionsSchema, parseWorkerOptions, type WorkerOptions } from "./worker-options.js";
 export * from "./model-server/index.js";

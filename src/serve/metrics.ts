@@ -9,6 +9,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { PoolStats } from "../rewards/sandbox/pool.js";
 import type { QueueSnapshot } from "./queue-scorer.js";
+import type { ItemResult } from "./schemas.js";
 
 /** What the metrics read of a sandbox pool; null while none has started. */
 export type PoolSnapshot = (PoolStats & { queued: number; size: number }) | null;
@@ -18,6 +19,12 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 /** Restart causes: the pool counter each one reads. */
 const RESTART_CAUSES = { timeout: "timeouts", memory: "overMemory", crashed: "crashed", died: "workerDied" } as const;
+
+/** An item label's counter (per outcome) and latency histogram, bound once. */
+interface ItemChildren {
+  count: Counter.Internal;
+  seconds: Histogram.Internal<"reward">;
+}
 
 /** The service's metrics and the registry that renders them. */
 export class ServiceMetrics {
@@ -29,6 +36,12 @@ export class ServiceMetrics {
   readonly errors: Counter<"code">;
   readonly requestsInFlight: Gauge;
   readonly itemsInFlight: Gauge;
+  /**
+   * The item counters and histogram per label, looked up once: prom-client hashes the label set on every call by
+   * labels, which per item was a sizeable share of the server's allocation. Bounded: labels are known reward and task
+   * names, `(unknown)`, and three outcomes.
+   */
+  private readonly itemChildren = new Map<string, ItemChildren>();
 
   constructor(poolStats: () => PoolSnapshot) {
     const registers = [this.registry];
@@ -76,6 +89,21 @@ export class ServiceMetrics {
     });
     this.sandboxMetrics(poolStats);
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Counts one answered item: in flight −1, items by label and outcome, its seconds, and its error code if any. */
+  itemDone(label: string, result: ItemResult, seconds: number): void {
+    this.itemsInFlight.dec();
+    const outcome = "error" in result ? "error" : result.score === null ? "unscorable" : "scored";
+    const key = `${label}\u0000${outcome}`;
+    let c = this.itemChildren.get(key);
+    if (!c) {
+      c = { count: this.items.labels({ reward: label, outcome }), seconds: this.itemSeconds.labels({ reward: label }) };
+      this.itemChildren.set(key, c);
+    }
+    c.count.inc();
+    c.seconds.observe(seconds);
+    if ("error" in result) this.errors.inc({ code: result.error.code });
   }
 
   /** Redis queue gauges, read when scraped (`rlvr serve-rewards --redis`). */

@@ -24,6 +24,7 @@ import {
   JOB_FORMAT,
   JOB_NAME,
   KEEP_FINISHED,
+  contentHashOf,
   jobIdOf,
   messageOf,
   probeRedis,
@@ -119,19 +120,24 @@ export class QueueScorer {
     return new QueueScorer(options, queue, events);
   }
 
-  /** Scores `items` of one request through the queue; one result per item, in order, never a rejection. */
+  /**
+   * Scores `items` of one request through the queue; one result per item, in order, never a rejection. Job ids come
+   * from `requestId` and `contentHash` (the server's hash of the raw body; by default the hash of the items' JSON),
+   * so a retried request with the same id and content finds its jobs instead of scoring again.
+   */
   async score(
     items: readonly ScoreItem[],
     requestId: string,
     itemTimeoutMs: number,
     observe?: (index: number, result: ItemResult) => void,
+    contentHash: string = contentHashOf(items),
   ): Promise<ItemResult[]> {
     const deadline = Date.now() + itemTimeoutMs;
     const jobs: { id: string; data: ScoreJobData; first: number }[] = [];
     for (let first = 0; first < items.length; first += this.options.jobItems) {
       const run = items.slice(first, first + this.options.jobItems);
       const data: ScoreJobData = { format: JOB_FORMAT, items: run, timeoutMs: itemTimeoutMs, deadline };
-      jobs.push({ id: jobIdOf(requestId, first, run), data, first });
+      jobs.push({ id: jobIdOf(requestId, contentHash, first, run.length), data, first });
     }
     const results = jobs.map((job) =>
       this.wait(job.id, job.data, itemTimeoutMs).then((rs) => {

@@ -59,11 +59,18 @@ export function reportMarginMs(timeoutMs: number): number {
   return Math.min(1000, Math.floor(timeoutMs / 10));
 }
 
-/** A job's id: sha256 of request id, first item's index and the items, in hex (BullMQ ids must not contain ':'). */
-export function jobIdOf(requestId: string, first: number, items: readonly ScoreItem[]): string {
-  return createHash("sha256")
-    .update(`${requestId}\u0000${first}\u0000${JSON.stringify(items)}`)
-    .digest("hex");
+/**
+ * A job's id: sha256 of the request id, the hash of the request's content, and the job's first item and item count,
+ * in hex (BullMQ ids must not contain ':'). The content hash is the server's sha256 of the raw request body
+ * (`contentHashOf` when there is no body), so the same id with other items is other jobs.
+ */
+export function jobIdOf(requestId: string, contentHash: string, first: number, count: number): string {
+  return createHash("sha256").update(`${requestId}\u0000${contentHash}\u0000${first}\u0000${count}`).digest("hex");
+}
+
+/** The content hash of items that came without a raw body (a direct `QueueScorer.score` call): sha256 of their JSON. */
+export function contentHashOf(items: readonly ScoreItem[]): string {
+  return createHash("sha256").update(JSON.stringify(items)).digest("hex");
 }
 
 /** The URL as it may appear in logs and errors: the password replaced by `***`. */

@@ -81,6 +81,7 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
   let active = 0;
   const idleWaiters: (() => void)[] = [];
   const idle = () => (active === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r)));
+  const bodyHashes = new WeakMap<FastifyRequest, string>();
 
   app.addHook("onRequest", async (req, reply) => {
     if (options.token === undefined || req.url.split("?")[0] === "/healthz") return;
@@ -102,10 +103,19 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
     return reply.code(e.status).send(body);
   });
   // JSON bodies: the parser's own message (with the position) names what is wrong; size is capped by bodyLimit.
+  // With a queue, the raw body's hash becomes part of the job ids (one hash per request, not one JSON per job).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
     try {
-      done(null, JSON.parse(body as string));
+      const parsed: unknown = JSON.parse(body as string);
+      if (queue)
+        bodyHashes.set(
+          req,
+          createHash("sha256")
+            .update(body as string)
+            .digest("hex"),
+        );
+      done(null, parsed);
     } catch (err) {
       done(new HttpError(400, "bad-json", `body is not valid JSON: ${(err as Error).message}`), undefined);
     }
@@ -138,23 +148,18 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
   app.post("/v1/score", { onRequest: admit }, async (req) => {
     const items = validateItems(req.body, options.maxItems);
     metrics.itemsInFlight.inc(items.length);
-    const observe = (label: string, result: ItemResult, seconds: number) => {
-      metrics.itemsInFlight.dec();
-      const outcome = "error" in result ? "error" : result.score === null ? "unscorable" : "scored";
-      metrics.items.inc({ reward: label, outcome });
-      metrics.itemSeconds.observe({ reward: label }, seconds);
-      if ("error" in result) metrics.errors.inc({ code: result.error.code });
-    };
     if (queue) {
       const started = performance.now();
       const label = (item: ScoreItem) => ("reward" in item ? item.reward : `task:${item.task}`);
       const known = (item: ScoreItem) => ("reward" in item ? rewards.has(item.reward) : tasks.has(item.task));
-      const results = await queue.score(items, requestIdOf(req), options.itemTimeoutMs, (i, result) => {
+      const observe = (i: number, result: ItemResult) => {
         const item = items[i]!;
-        observe(known(item) ? label(item) : "(unknown)", result, (performance.now() - started) / 1000);
-      });
-      return { results };
+        metrics.itemDone(known(item) ? label(item) : "(unknown)", result, (performance.now() - started) / 1000);
+      };
+      const hash = bodyHashes.get(req);
+      return { results: await queue.score(items, requestIdOf(req), options.itemTimeoutMs, observe, hash) };
     }
+    const observe = metrics.itemDone.bind(metrics);
     const results = await scoreItems(items, { rewards, tasks, itemTimeoutMs: options.itemTimeoutMs, observe });
     return { results };
   });

@@ -132,6 +132,10 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
     expect(other.body.results).toEqual([{ score: 9, terms: { value: 9 } }]);
     await post(s, "/v1/score", { items: [slowItem(0, 3)] });
     expect(calls()).toBe(5);
+    // Job ids hash the raw body: the same items written out differently are new jobs, still one result per item.
+    const spaced = await post(s, "/v1/score", JSON.stringify({ items }, null, 2), headers);
+    expect(spaced.body.results).toEqual(want);
+    expect(calls()).toBe(8);
   });
 
   it("an item whose job does not finish in time answers timeout; a worker later skips the stale job", async () => {
