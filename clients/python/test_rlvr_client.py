@@ -128,6 +128,40 @@ def check_unreachable():
     assert e.code == "unreachable" and c.requests == 3, (e, c.requests)
 
 
+def check_request_id():
+    """Every attempt of one request carries the same X-Request-Id (and body); another request gets another id."""
+    import http.server
+
+    seen = []
+
+    class Flaky(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["content-length"]))
+            seen.append((self.headers.get("x-request-id"), body))
+            first = len(seen) % 2 == 1  # each request: a 503 first, then the answer
+            self.send_response(503 if first else 200)
+            out = b'{"error":{"code":"draining","message":"x"}}' if first else b'{"results":[{"score":1,"terms":{}}]}'
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Flaky)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        c = rc.RewardClient(f"http://127.0.0.1:{srv.server_address[1]}", retries=2, backoff=0.001)
+        item = {"reward": "echo", "completion": "a", "example": {"gold": 0}}
+        assert c.scores([item]) == [1] and c.scores([item]) == [1], seen
+    finally:
+        srv.shutdown()
+    ids = [i for i, _ in seen]
+    assert len(seen) == 4 and ids[0] == ids[1] and ids[2] == ids[3] and ids[0] != ids[2], ids
+    assert all(i and len(i) == 32 for i in ids) and seen[0][1] == seen[1][1], seen
+
+
 def metrics_text():
     req = urllib.request.Request(URL + "/metrics", headers={"authorization": "Bearer " + TOKEN})
     with urllib.request.urlopen(req, timeout=5) as res:

@@ -9,6 +9,7 @@
  * - timeout: a request that outlives `timeoutMs` throws code `timeout` and is not retried (the server is still
  *   working on it, and sending it again doubles the load).
  */
+import { randomUUID } from "node:crypto";
 import type { RewardDoc } from "./catalog.js";
 import type { ItemResult, ScoreItem } from "./schemas.js";
 
@@ -101,6 +102,9 @@ export class RewardClient {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    // One id for every attempt of this request: a retry after a lost answer finds its queued jobs instead of scoring
+    // again (with `--redis`; docs/reward-service.md), and the retry sends the same bytes.
+    if (body !== undefined) headers["x-request-id"] = randomUUID();
     const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
     for (let attempt = 0; ; attempt++) {
       this.requests++;

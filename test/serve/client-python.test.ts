@@ -85,6 +85,7 @@ describe.skipIf(!havePython)("Python client against a real server", () => {
       "ok timeout",
       "ok retry_after_429",
       "ok unreachable",
+      "ok request_id",
     ]);
   }, 30_000);
 });

@@ -3,6 +3,7 @@
  * in-process scoring, batching splits requests and keeps order, a 429 is retried after Retry-After, a timeout and
  * an auth error are thrown without a retry, a refused connection is retried, and a 4xx (too many items) is not.
  */
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rewards } from "../../src/rewards/index.js";
@@ -145,6 +146,40 @@ describe("RewardClient", () => {
     expect(err).toMatchObject({ status: 0, code: "unreachable" });
     expect(err.message).toMatch(/ECONNREFUSED/);
     expect(client.requests).toBe(3);
+  });
+
+  it("sends one X-Request-Id (and the same body) on every attempt of a request, another on the next", async () => {
+    const seen: { id: string | undefined; body: string }[] = [];
+    const flaky = createHttpServer((req, res) => {
+      let body = "";
+      req.on("data", (b: Buffer) => (body += b.toString()));
+      req.on("end", () => {
+        seen.push({ id: req.headers["x-request-id"] as string | undefined, body });
+        const first = seen.length % 2 === 1; // each request: a 503 first, then the answer
+        res.writeHead(first ? 503 : 200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify(
+            first ? { error: { code: "draining", message: "x" } } : { results: [{ score: 1, terms: {} }] },
+          ),
+        );
+      });
+    });
+    await new Promise<void>((r) => flaky.listen(0, "127.0.0.1", () => r()));
+    try {
+      const { port } = flaky.address() as { port: number };
+      const client = new RewardClient({ url: `http://127.0.0.1:${port}`, retries: 2, backoffMs: 1 });
+      const item = { reward: "echo", completion: "a", example: { gold: 0 } };
+      expect(await client.score([item])).toEqual([{ score: 1, terms: {} }]);
+      expect(await client.score([item])).toEqual([{ score: 1, terms: {} }]);
+    } finally {
+      await new Promise((r) => flaky.close(r));
+    }
+    expect(seen).toHaveLength(4);
+    const ids = seen.map((s) => s.id);
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect([ids[1], ids[3]]).toEqual([ids[0], ids[2]]);
+    expect(ids[2]).not.toBe(ids[0]);
+    expect(seen[1]!.body).toBe(seen[0]!.body);
   });
 
   it("refuses bad options by name", () => {
