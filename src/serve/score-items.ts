@@ -5,9 +5,9 @@
  * into `score: null`, the service answers an explicit `reward-failed` error so the caller sees why. A task item is
  * scored by the task's own `score` (its weighted terms, algorithms spec §8.1).
  *
- * Time: each item is raced against `itemTimeoutMs`. Code-running rewards run in the sandbox pool (their own
- * deadlines kill runaway programs); a synchronous checker cannot be interrupted, so the timeout bounds waiting, not
- * computing. A batch yields to the event loop whenever it has run for `SLICE_MS` since it last did, so a large
+ * Time: each asynchronous item is raced against `itemTimeoutMs`. Code-running rewards run in the sandbox pool (their
+ * own deadlines kill runaway programs); a synchronous checker cannot be interrupted, so the timeout bounds waiting,
+ * not computing, and a synchronous result is taken as it is, without a timer or a promise per item. A batch yields to the event loop whenever it has run for `SLICE_MS` since it last did, so a large
  * batch of quick checks leaves room for other requests and for /healthz. (Yielding after every item, as it once
  * did, cost a whole event-loop turn per item: about 30 µs, as much as scoring a maths answer; bench:serve's
  * `cpu_ms_per_item` figures show it.)
@@ -42,7 +42,7 @@ export function itemError(code: ItemErrorCode, message: string): ItemResult {
 /** Scores `items` in order; see the file comment. */
 export async function scoreItems(items: readonly ScoreItem[], ctx: ScoringContext): Promise<ItemResult[]> {
   const cache = new Map<string, Task>();
-  const pending: Promise<ItemResult>[] = [];
+  const pending: (ItemResult | Promise<ItemResult>)[] = [];
   let sliceStart = performance.now();
   for (const item of items) {
     pending.push(scoreOne(item, ctx, cache)); // a synchronous checker runs here, before scoreOne returns
@@ -54,8 +54,15 @@ export async function scoreItems(items: readonly ScoreItem[], ctx: ScoringContex
   return Promise.all(pending);
 }
 
-async function scoreOne(item: ScoreItem, ctx: ScoringContext, cache: Map<string, Task>): Promise<ItemResult> {
+function scoreOne(item: ScoreItem, ctx: ScoringContext, cache: Map<string, Task>): ItemResult | Promise<ItemResult> {
   const started = performance.now();
+  const done = (result: ItemResult) => {
+    ctx.observe?.(labelOf(item, ctx), result, (performance.now() - started) / 1000);
+    return result;
+  };
+  const work = "reward" in item ? scoreReward(item, ctx.rewards) : scoreTask(item as TaskItem, ctx.tasks, cache);
+  // A synchronous checker has already finished: no timer could have fired, so there is nothing to race.
+  if (!(work instanceof Promise)) return done(work);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ItemResult>((resolve) => {
     const what = "reward" in item ? `reward ${item.reward}` : `task ${item.task}`;
@@ -64,10 +71,9 @@ async function scoreOne(item: ScoreItem, ctx: ScoringContext, cache: Map<string,
       ctx.itemTimeoutMs,
     );
   });
-  const work = "reward" in item ? scoreReward(item, ctx.rewards) : scoreTask(item as TaskItem, ctx.tasks, cache);
-  const result = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-  ctx.observe?.(labelOf(item, ctx), result, (performance.now() - started) / 1000);
-  return result;
+  return Promise.race([work, timeout])
+    .finally(() => clearTimeout(timer))
+    .then(done);
 }
 
 /** The metrics label: known names only, so a client cannot grow the label set with made-up names. */
@@ -76,7 +82,8 @@ function labelOf(item: ScoreItem, ctx: ScoringContext): string {
   return ctx.tasks.has(item.task) ? `task:${item.task}` : "(unknown)";
 }
 
-async function scoreReward(item: RewardItem, registry: RewardRegistry): Promise<ItemResult> {
+/** A reward item's result: synchronous when the reward's checker is (most are), a promise when it is async. */
+function scoreReward(item: RewardItem, registry: RewardRegistry): ItemResult | Promise<ItemResult> {
   if (!registry.has(item.reward)) {
     const known = registry.list().map((s) => s.name);
     return itemError("unknown-reward", `unknown reward "${item.reward}"; known: ${known.join(", ")}`);
@@ -95,12 +102,25 @@ async function scoreReward(item: RewardItem, registry: RewardRegistry): Promise<
     ...(example.tokens ? { tokens: example.tokens } : {}),
     ...(example.turns ? { turns: example.turns } : {}),
   };
+  const failed = (err: unknown) => itemError("reward-failed", `${item.reward} threw: ${messageOf(err)}`);
+  const scored = (r: RewardResult) => {
+    try {
+      return toScored(r);
+    } catch (err) {
+      return failed(err); // e.g. a checker that returned nothing
+    }
+  };
+  let out: RewardResult | PromiseLike<RewardResult>;
   try {
-    return toScored(await spec.score(input, parsed.data));
+    out = spec.score(input, parsed.data);
   } catch (err) {
-    return itemError("reward-failed", `${item.reward} threw: ${messageOf(err)}`);
+    return failed(err);
   }
+  return isThenable(out) ? Promise.resolve(out).then(scored, failed) : scored(out);
 }
+
+const isThenable = (v: unknown): v is PromiseLike<RewardResult> =>
+  v !== null && typeof v === "object" && typeof (v as { then?: unknown }).then === "function";
 
 async function scoreTask(item: TaskItem, registry: TaskRegistry, cache: Map<string, Task>): Promise<ItemResult> {
   const served = registry.names().filter((n) => !registry.definition(n).localOnly);

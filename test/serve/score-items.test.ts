@@ -86,4 +86,55 @@ describe("scoreItems scheduling", () => {
     expect(seen).toHaveLength(n);
     for (let i = 1; i < n; i++) expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
   });
+
+  it("mixes synchronous and async checkers in order; sync throws, async rejects and empty returns are reward-failed", async () => {
+    const registry = new RewardRegistry();
+    const opts = z.object({}).strict();
+    registry.register({ name: "sync", description: "t", options: opts, score: () => ({ score: 1, terms: {} }) });
+    registry.register({
+      name: "async",
+      description: "t",
+      options: opts,
+      score: async ({ completion }) => ({ score: completion.length, terms: {} }),
+    });
+    registry.register({
+      name: "late",
+      description: "t",
+      options: opts,
+      score: () => new Promise((r) => setTimeout(() => r({ score: 9, terms: {} }), 200)),
+    });
+    registry.register({
+      name: "throws",
+      description: "t",
+      options: opts,
+      score: () => {
+        throw new Error("sync boom");
+      },
+    });
+    registry.register({
+      name: "rejects",
+      description: "t",
+      options: opts,
+      score: async () => {
+        throw new Error("async boom");
+      },
+    });
+    registry.register({ name: "empty", description: "t", options: opts, score: () => undefined as never });
+    const observed: string[] = [];
+    const names = ["async", "sync", "late", "throws", "rejects", "empty", "sync"];
+    const result = await scoreItems(
+      names.map((reward, i) => ({ reward, completion: "x".repeat(i), example: { gold: null } })),
+      { rewards: registry, tasks, itemTimeoutMs: 50, observe: (label) => observed.push(label) },
+    );
+    expect(result).toEqual([
+      { score: 0, terms: {} },
+      { score: 1, terms: {} },
+      { error: { code: "timeout", message: "reward late took longer than itemTimeoutMs (50 ms)" } },
+      { error: { code: "reward-failed", message: "throws threw: sync boom" } },
+      { error: { code: "reward-failed", message: "rejects threw: async boom" } },
+      { error: { code: "reward-failed", message: expect.stringMatching(/^empty threw: /) } },
+      { score: 1, terms: {} },
+    ]);
+    expect([...observed].sort()).toEqual([...names].sort()); // observed once per item
+  });
 });
