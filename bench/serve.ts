@@ -179,7 +179,8 @@ const quantile = (xs: number[], q: number) =>
 
 /**
  * The client's HTTP: node:http over kept-alive connections. The load generator shares the two cores with the service,
- * so it is kept light: with `fetch` the client used 0.018 ms of CPU per maths item, with this 0.013 (docs/reward-service.md).
+ * so it is kept light: with `fetch` the client used 0.018 ms of CPU per maths item, with this 0.013
+ * (docs/reward-service.md).
  */
 const agent = new Agent({ keepAlive: true, maxSockets: INFLIGHT });
 function postJson(
