@@ -115,6 +115,9 @@ const ESTIMATOR = {
   estimator: process.env.BENCH_WD1_ESTIMATOR ?? "trajectory",
   chunks: Number(process.env.BENCH_WD1_CHUNKS ?? 4),
 };
+/** RL learning rate and sampling temperature (BENCH_WD1_LR, BENCH_WD1_TEMPERATURE). */
+const LR = Number(process.env.BENCH_WD1_LR ?? 3e-5);
+const TEMPERATURE = Number(process.env.BENCH_WD1_TEMPERATURE ?? 1.5);
 const WD1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1", ...ESTIMATOR } };
 const D1 = {
   policy: { clip: { type: "ppo", epsLow: 0.5, epsHigh: 0.5 } },
@@ -142,9 +145,9 @@ function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object,
       microBatchSize: 48,
       maxCompletionTokens: ts.maxTokens,
       // With P 16, μ 1 and the trajectory estimate, 3e-5 gains and 6e-5 collapses (docs/diffusion.md, "RL on sudoku").
-      lr: Number(process.env.BENCH_WD1_LR ?? 3e-5),
+      lr: LR,
     },
-    sampler: { type: "builtin", temperature: Number(process.env.BENCH_WD1_TEMPERATURE ?? 1.5) },
+    sampler: { type: "builtin", temperature: TEMPERATURE },
     eval: { every: 0, atStart: false, examples: 1 },
     checkpoint: { every: 0, keepLast: 1 },
     log: { progress: false },
@@ -213,8 +216,8 @@ function seedSettings(seed: number) {
     prompts: PROMPTS,
     inner: INNER,
     estimator: ESTIMATOR,
-    lr: Number(process.env.BENCH_WD1_LR ?? 3e-5),
-    temperature: Number(process.env.BENCH_WD1_TEMPERATURE ?? 1.5),
+    lr: LR,
+    temperature: TEMPERATURE,
   };
 }
 

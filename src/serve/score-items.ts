@@ -7,8 +7,9 @@
  *
  * Time: each asynchronous item is raced against `itemTimeoutMs`. Code-running rewards run in the sandbox pool (their
  * own deadlines kill runaway programs); a synchronous checker cannot be interrupted, so the timeout bounds waiting,
- * not computing, and a synchronous result is taken as it is, without a timer or a promise per item. A batch yields to the event loop whenever it has run for `SLICE_MS` since it last did, so a large
- * batch of quick checks leaves room for other requests and for /healthz. (Yielding after every item, as it once
+ * not computing, and a synchronous result is taken as it is, without a timer or a promise per item. A batch yields
+ * to the event loop whenever it has run for `SLICE_MS` since it last did, so a large batch of quick checks leaves
+ * room for other requests and for /healthz. (Yielding after every item, as it once
  * did, cost a whole event-loop turn per item: about 30 µs, as much as scoring a maths answer; bench:serve's
  * `cpu_ms_per_item` figures show it.)
  */
