@@ -7,17 +7,21 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** A stored seed result: the settings it was made with, the source hash of the code, when, and the result. */
+/**
+ * A stored seed result: the settings it was made with, the source hash of the code, when, where (for example the
+ * engine's thread count, which changes the rounding and so the exact figures), and the result.
+ */
 export interface SeedRecord<R> {
   settings: unknown;
   source: string;
   madeAt: string;
+  machine?: unknown;
   result: R;
 }
 
 /**
  * The result of one seed: `file`'s stored one when `reuse` is set and its settings equal `settings`, else the result
- * of `run`, which is then stored in `file` (with `source` and the time). `reused` says which.
+ * of `run`, which is then stored in `file` (with `source`, the time and `machine`). `reused` says which.
  */
 export async function seedResult<R>(
   file: string,
@@ -25,12 +29,20 @@ export async function seedResult<R>(
   source: string,
   reuse: boolean,
   run: () => Promise<R>,
+  machine?: unknown,
 ): Promise<SeedRecord<R> & { reused: boolean }> {
   if (reuse && existsSync(file)) {
     const old = JSON.parse(readFileSync(file, "utf8")) as SeedRecord<R>;
     if (JSON.stringify(old.settings) === JSON.stringify(settings)) return { ...old, reused: true };
   }
-  const record: SeedRecord<R> = { settings, source, madeAt: new Date().toISOString(), result: await run() };
+  const madeAt = new Date().toISOString();
+  const record: SeedRecord<R> = {
+    settings,
+    source,
+    madeAt,
+    ...(machine === undefined ? {} : { machine }),
+    result: await run(),
+  };
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(record, null, 1));
   return { ...record, reused: false };
