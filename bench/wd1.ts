@@ -20,8 +20,9 @@
  * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
  * BENCH_WD1_PROMPTS and BENCH_WD1_INNER (prompts per RL step, inner iterations μ),
  * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_REUSE=1 (report a seed
- * stored in the work folder with the same settings instead of rerunning it, so seeds can run in separate sessions;
- * each stored seed records the hash of the code that made it, and the report says when they differ).
+ * stored in the work folder, or kept in bench/results/wd1/, with the same settings instead of rerunning it, so seeds
+ * can run in separate sessions; each stored seed records the hash of the code that made it, when, and the engine's
+ * SIMD and thread count, and the report says when the code differs).
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -54,8 +55,12 @@ const OUT = resolve(process.env.BENCH_WD1_OUT ?? join(ROOT, "runs", SMOKE ? "ben
 const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
 const MATHS = process.env.BENCH_WD1_NO_MATHS !== "1";
-/** BENCH_WD1_REUSE=1: a seed stored in OUT with the same settings is reported, not rerun (bench/harness/seed-cache.ts). */
+/**
+ * BENCH_WD1_REUSE=1: a seed stored in OUT, or kept in KEPT (committed), with the same settings is reported, not rerun
+ * (bench/harness/seed-cache.ts).
+ */
 const REUSE = process.env.BENCH_WD1_REUSE === "1";
+const KEPT = join(ROOT, "bench", "results", "wd1");
 /** The code a seed's result depends on: the SFT start's sources and the RL side (recorded with each stored seed). */
 const WD1_SOURCES = [...SFT_START_SOURCES, "src/algorithms", "src/rollout", "src/trainer", "src/rewards"];
 /** wd1's gain, and wd1's gain minus the control's, on every seed (10 points). */
@@ -254,13 +259,25 @@ async function main(): Promise<void> {
   const source = sourceHash(ROOT, WD1_SOURCES);
   const records = [];
   for (const seed of SEEDS) {
-    const file = join(OUT, `result-${SPLIT}-${seed}.json`);
-    const rec = await seedResult(file, seedSettings(seed), source, REUSE, () => runSeed(seed), nativeInfo());
+    const name = `result-${SPLIT}-${seed}.json`;
+    const rec = await seedResult(
+      {
+        file: join(OUT, name),
+        kept: [join(KEPT, name)],
+        settings: seedSettings(seed),
+        source,
+        reuse: REUSE,
+        machine: nativeInfo(),
+      },
+      () => runSeed(seed),
+    );
     records.push(rec);
     const { start: s, wd1: w, control: c, d1: d, maths } = rec.result;
     const best = gainOverBest(s, w.pass).decoding;
     const where = rec.machine ? `, engine ${JSON.stringify(rec.machine)}` : "";
-    const made = rec.reused ? ` (reused ${file}, made ${rec.madeAt}, source ${rec.source.slice(0, 10)}${where})` : "";
+    const made = rec.reused
+      ? ` (reused ${rec.from}, made ${rec.madeAt}, source ${rec.source.slice(0, 10)}${where})`
+      : "";
     console.error(`sudoku seed ${seed} (start's best decoding ${best})${made}: start [${fmt(s)}]`);
     console.error(
       `  wd1 [${fmt(w.pass)}] ${w.stepSeconds.toFixed(1)} s/step, reward curve ${w.curve.map((x) => x.toFixed(2)).join(" ")}`,

@@ -1,10 +1,11 @@
 /**
  * bench/harness/seed-cache.ts: a stored seed is reused only when asked and only with equal settings; otherwise the
- * seed runs and its record (settings, source hash, result) replaces the stored one.
+ * seed runs and its record (settings, source hash, result) replaces the stored one. Kept (committed) records are read,
+ * never written.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { seedResult, sourcesDiffer } from "../../bench/harness/index.js";
 
@@ -15,11 +16,11 @@ describe("seedResult", () => {
     const f = file();
     let runs = 0;
     const run = async () => ({ gain: 0.125, run: ++runs });
-    const first = await seedResult(f, { seed: 0, lr: 3e-5 }, "aaa", true, run);
+    const first = await seedResult({ file: f, settings: { seed: 0, lr: 3e-5 }, source: "aaa", reuse: true }, run);
     expect(first).toMatchObject({ reused: false, source: "aaa", result: { gain: 0.125, run: 1 } });
     const stored = JSON.parse(readFileSync(f, "utf8"));
     expect(stored).toMatchObject({ settings: { seed: 0, lr: 3e-5 }, source: "aaa", result: { run: 1 } });
-    const again = await seedResult(f, { seed: 0, lr: 3e-5 }, "bbb", true, run);
+    const again = await seedResult({ file: f, settings: { seed: 0, lr: 3e-5 }, source: "bbb", reuse: true }, run);
     // Reused: the stored record, with the source hash of the code that made it (not the current one).
     expect(again).toMatchObject({ reused: true, source: "aaa", result: { run: 1 } });
     expect(runs).toBe(1);
@@ -29,12 +30,31 @@ describe("seedResult", () => {
     const f = file();
     let runs = 0;
     const run = async () => ++runs;
-    await seedResult(f, { seed: 0, lr: 3e-5 }, "aaa", true, run);
-    const changed = await seedResult(f, { seed: 0, lr: 1e-5 }, "aaa", true, run);
+    await seedResult({ file: f, settings: { seed: 0, lr: 3e-5 }, source: "aaa", reuse: true }, run);
+    const changed = await seedResult({ file: f, settings: { seed: 0, lr: 1e-5 }, source: "aaa", reuse: true }, run);
     expect(changed).toMatchObject({ reused: false, result: 2 });
-    const off = await seedResult(f, { seed: 0, lr: 1e-5 }, "ccc", false, run);
+    const off = await seedResult({ file: f, settings: { seed: 0, lr: 1e-5 }, source: "ccc", reuse: false }, run);
     expect(off).toMatchObject({ reused: false, result: 3, source: "ccc" });
     expect(JSON.parse(readFileSync(f, "utf8"))).toMatchObject({ settings: { lr: 1e-5 }, source: "ccc", result: 3 });
+  });
+
+  it("reuses a kept record with equal settings, records the machine, and never writes a kept file", async () => {
+    const f = file();
+    const kept = file();
+    let runs = 0;
+    const run = async () => ++runs;
+    // Make a kept record (as a committed bench/results/ file would be), then look it up from an empty work folder.
+    await seedResult({ file: kept, settings: { seed: 1 }, source: "old", reuse: false, machine: { threads: 1 } }, run);
+    expect(JSON.parse(readFileSync(kept, "utf8"))).toMatchObject({ machine: { threads: 1 }, result: 1 });
+    const opts = { file: f, kept: [join(dirname(kept), "missing.json"), kept], source: "new", reuse: true };
+    const hit = await seedResult({ ...opts, settings: { seed: 1 } }, run);
+    expect(hit).toMatchObject({ reused: true, from: kept, source: "old", machine: { threads: 1 }, result: 1 });
+    expect(existsSync(f)).toBe(false);
+    // Other settings: the seed runs, and its record goes to the work folder; the kept record is untouched.
+    const miss = await seedResult({ ...opts, settings: { seed: 2 }, machine: { threads: 2 } }, run);
+    expect(miss).toMatchObject({ reused: false, from: f, result: 2, machine: { threads: 2 } });
+    expect(JSON.parse(readFileSync(kept, "utf8"))).toMatchObject({ settings: { seed: 1 }, result: 1 });
+    expect(JSON.parse(readFileSync(f, "utf8"))).toMatchObject({ settings: { seed: 2 }, source: "new", result: 2 });
   });
 
   it("says when reused seeds were made by different code", () => {
