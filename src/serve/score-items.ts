@@ -27,6 +27,8 @@ export interface ScoringContext {
   sliceMs?: number;
   /** Called once per item with its metrics label (reward name, `task:<name>`, or `(unknown)`) and outcome. */
   observe?(label: string, result: ItemResult, seconds: number): void;
+  /** Called once per item, as soon as it is scored, with its index in the batch (a worker saves these as it goes). */
+  onItem?(index: number, result: ItemResult): void;
 }
 
 /** How long a batch may score before it yields to the event loop (ms). */
@@ -45,8 +47,8 @@ export async function scoreItems(items: readonly ScoreItem[], ctx: ScoringContex
   const cache = new Map<string, Task>();
   const pending: (ItemResult | Promise<ItemResult>)[] = [];
   let sliceStart = performance.now();
-  for (const item of items) {
-    pending.push(scoreOne(item, ctx, cache)); // a synchronous checker runs here, before scoreOne returns
+  for (let index = 0; index < items.length; index++) {
+    pending.push(scoreOne(items[index]!, index, ctx, cache)); // a synchronous checker runs here, before scoreOne returns
     if (performance.now() - sliceStart >= (ctx.sliceMs ?? SLICE_MS)) {
       await nextTurn();
       sliceStart = performance.now();
@@ -55,10 +57,16 @@ export async function scoreItems(items: readonly ScoreItem[], ctx: ScoringContex
   return Promise.all(pending);
 }
 
-function scoreOne(item: ScoreItem, ctx: ScoringContext, cache: Map<string, Task>): ItemResult | Promise<ItemResult> {
+function scoreOne(
+  item: ScoreItem,
+  index: number,
+  ctx: ScoringContext,
+  cache: Map<string, Task>,
+): ItemResult | Promise<ItemResult> {
   const started = performance.now();
   const done = (result: ItemResult) => {
     ctx.observe?.(labelOf(item, ctx), result, (performance.now() - started) / 1000);
+    ctx.onItem?.(index, result);
     return result;
   };
   const work = "reward" in item ? scoreReward(item, ctx.rewards) : scoreTask(item as TaskItem, ctx.tasks, cache);

@@ -7,6 +7,11 @@
  * lockMs + 2 × stalledIntervalMs (20 s by default), well inside the server's default 60 s per-item limit. A live
  * worker renews its locks every lockMs / 2; a synchronous checker that blocked its event loop longer than lockMs
  * would have its job run again elsewhere (a second run, never a second result).
+ *
+ * A job that runs longer than progressMs saves the results of its finished items to Redis (as the job's progress)
+ * every progressMs, so the worker that takes it over after a crash scores only the items not yet saved. Without it, a
+ * job of slow items (sandboxed solvers) restarted from its first item after every lost worker, and under frequent
+ * losses it could run out of the request's time: bench:serve's fault run once lost a 64-item solver job that way.
  */
 import { z } from "zod";
 import { checkRedisUrl, DEFAULT_QUEUE } from "./queue-settings.js";
@@ -39,6 +44,14 @@ export const workerOptionsSchema = z
       .min(50)
       .default(5000)
       .describe("how often this worker looks for jobs whose worker died, and puts them back in the queue"),
+    progressMs: z
+      .number()
+      .int()
+      .min(50)
+      .default(1000)
+      .describe(
+        "how often a job in hand saves its scored items to Redis, so a worker that takes the job after this one died scores only the rest",
+      ),
     maxStalled: z
       .number()
       .int()

@@ -41,6 +41,8 @@ export interface RewardWorkerConfig extends Partial<WorkerOptions> {
   onError?(message: string): void;
   /** Called when a job starts (its id); tests use it to kill a worker mid-job. */
   onActive?(jobId: string): void;
+  /** Called when a job in hand has saved its finished items (its id and how many are saved). */
+  onSaved?(jobId: string, saved: number): void;
   /** How long close() waits, once the jobs in hand are scored, for Redis to take their results (ms). */
   closeWaitMs?: number;
 }
@@ -56,7 +58,15 @@ export interface RunningRewardWorker {
 
 /** Checks Redis (an unreachable URL fails here, naming it), then starts consuming. */
 export async function startRewardWorker(config: RewardWorkerConfig): Promise<RunningRewardWorker> {
-  const { rewards = defaultRewards, tasks = defaultTasks, keepPool = false, onError, onActive, ...rest } = config;
+  const {
+    rewards = defaultRewards,
+    tasks = defaultTasks,
+    keepPool = false,
+    onError,
+    onActive,
+    onSaved,
+    ...rest
+  } = config;
   const { closeWaitMs = CLOSE_WAIT_MS, ...fields } = rest;
   const options = parseWorkerOptions(fields);
   await probeRedis(options.redis);
@@ -65,7 +75,7 @@ export async function startRewardWorker(config: RewardWorkerConfig): Promise<Run
   const worker = new Worker<ScoreJobData, Outcome>(
     options.queue,
     async (job) => {
-      const scoring = scoreJob(job, rewards, tasks);
+      const scoring = scoreJob(job, { rewards, tasks, progressMs: options.progressMs, onSaved });
       inHand.add(scoring);
       const result = await scoring.finally(() => inHand.delete(scoring));
       processed++;
@@ -121,23 +131,77 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** What a job answers: one result per item, or one error for all of them (bad job data, the deadline passed). */
 type Outcome = ItemResult[] | ItemResult;
 
-/** Scores one job's items; never throws (a throw would make BullMQ retry a deterministic failure). */
-async function scoreJob(
-  job: Job<ScoreJobData, Outcome>,
-  rewards: RewardRegistry,
-  tasks: TaskRegistry,
-): Promise<Outcome> {
+/** What scoring a job needs besides the job. */
+export interface JobContext {
+  rewards: RewardRegistry;
+  tasks: TaskRegistry;
+  progressMs: number;
+  onSaved?(jobId: string, saved: number): void;
+}
+
+/**
+ * Scores one job's items; never throws (a throw would make BullMQ retry a deterministic failure). Items whose results
+ * an earlier worker saved (the job's progress, see worker-options.ts) are not scored again; the ones scored here are
+ * saved every `progressMs` while the job runs.
+ */
+export async function scoreJob(job: Job<ScoreJobData, Outcome>, ctx: JobContext): Promise<Outcome> {
   const data = job.data as Partial<ScoreJobData> | undefined;
   if (data?.format !== JOB_FORMAT) {
     return itemError("reward-failed", `job ${job.id} has data format ${data?.format}; this worker reads ${JOB_FORMAT}`);
   }
   const items = z.array(scoreItemSchema).safeParse(data.items);
   if (!items.success) return itemError("reward-failed", `job ${job.id} does not hold score items`);
+  const results = savedResults(job.progress, items.data.length);
+  const todo = [...results.keys()].filter((i) => results[i] === null);
+  if (todo.length === 0) return results as ItemResult[];
   const timeoutMs = data.timeoutMs ?? 0;
   // Items not done by then are answered `timeout` here, early enough for the server to hear it in time.
   const left = Math.min(timeoutMs, (data.deadline ?? 0) - reportMarginMs(timeoutMs) - Date.now());
   if (left <= 0) {
-    return itemError("timeout", `the request stopped waiting before a worker took the item (${timeoutMs} ms)`);
+    const late = itemError("timeout", `the request stopped waiting before a worker took the item (${timeoutMs} ms)`);
+    return todo.length === results.length ? late : results.map((r) => r ?? late);
   }
-  return scoreItems(items.data, { rewards, tasks, itemTimeoutMs: left });
+  let unsaved = 0;
+  const save = setInterval(() => {
+    if (unsaved === 0) return;
+    const saved = results.filter((r) => r !== null).length;
+    unsaved = 0;
+    const progress: SavedProgress = { format: JOB_FORMAT, results };
+    job.updateProgress(progress).then(
+      () => ctx.onSaved?.(job.id ?? "", saved),
+      () => undefined, // Redis away or the lock lost: the next save, or the result itself, carries them
+    );
+  }, ctx.progressMs);
+  try {
+    const onItem = (k: number, r: ItemResult) => {
+      results[todo[k]!] = r;
+      unsaved++;
+    };
+    await scoreItems(
+      todo.map((i) => items.data[i]!),
+      { rewards: ctx.rewards, tasks: ctx.tasks, itemTimeoutMs: left, onItem },
+    );
+    return results as ItemResult[];
+  } finally {
+    clearInterval(save);
+  }
+}
+
+/** A job's saved progress: one entry per item, `null` for an item not scored yet. */
+interface SavedProgress {
+  format: typeof JOB_FORMAT;
+  results: (ItemResult | null)[];
+}
+
+/** The results an earlier worker saved for a job of `n` items (all `null` when there are none or they are unreadable). */
+export function savedResults(progress: unknown, n: number): (ItemResult | null)[] {
+  const p = progress as Partial<SavedProgress> | null;
+  const ok =
+    typeof p === "object" &&
+    p !== null &&
+    p.format === JOB_FORMAT &&
+    Array.isArray(p.results) &&
+    p.results.length === n &&
+    p.results.every((r) => r === null || (typeof r === "object" && ("score" in r || "error" in r)));
+  return ok ? [...p.results!] : Array<ItemResult | null>(n).fill(null);
 }

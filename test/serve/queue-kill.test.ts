@@ -3,11 +3,13 @@
  * message when none answers, unless RLVR_REQUIRE_REDIS=1). A worker SIGKILLed with two jobs in hand loses nothing:
  * BullMQ's stalled-job check (short lock settings here) hands those jobs to a second worker, and the request gets
  * exactly one result per item, in order. A job that loses its worker more often than maxStalled allows fails, and its
- * item answers reward-failed. A worker sent SIGTERM with a job in hand finishes it, then exits 0.
+ * item answers reward-failed. A job's finished items are saved as it runs, so the worker that takes it over scores only
+ * the rest. A worker sent SIGTERM with a job in hand finishes it, then exits 0.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
+import { RewardRegistry } from "../../src/rewards/index.js";
 import { startRewardServer, startRewardWorker, type RunningRewardServer } from "../../src/serve/index.js";
 import { get, metric, post } from "./helpers.js";
 import { dropQueue, exited, queueName, REDIS_URL, redisAvailable, slowItem, slowRegistry } from "./queue-helpers.js";
@@ -27,7 +29,7 @@ interface Child {
   waitFor(check: (lines: string[]) => boolean): Promise<void>;
 }
 
-function worker(queue: string, concurrency: number): Child {
+function worker(queue: string, concurrency: number, progressMs = 1000): Child {
   const proc = spawn(process.execPath, [
     "--import",
     "tsx",
@@ -37,6 +39,7 @@ function worker(queue: string, concurrency: number): Child {
     String(concurrency),
     "1000",
     "500",
+    String(progressMs),
   ]);
   const lines: string[] = [];
   let out = "";
@@ -72,7 +75,7 @@ function worker(queue: string, concurrency: number): Child {
 const values = (lines: string[], kind: "start" | "end") =>
   lines.filter((l) => l.startsWith(kind + " ")).map((l) => Number(l.split(" ")[1]));
 
-async function server(queue: string): Promise<RunningRewardServer> {
+async function server(queue: string, jobItems = 1): Promise<RunningRewardServer> {
   const { registry } = slowRegistry();
   const s = await startRewardServer({
     port: 0,
@@ -80,7 +83,7 @@ async function server(queue: string): Promise<RunningRewardServer> {
     redis: REDIS_URL,
     queue,
     rewards: registry,
-    jobItems: 1,
+    jobItems,
   });
   cleanup.push(async () => {
     await s.close();
@@ -114,6 +117,44 @@ describe.skipIf(!up)("worker processes that die or stop mid-job", () => {
     expect(metric((await get(s, "/metrics")).text, "rlvr_serve_queue_awaiting")).toBe(0);
     b.proc.kill("SIGTERM");
     expect(await exited(b.proc)).toBe(0);
+  });
+
+  it("a job taken over after its worker died scores only the items the dead worker had not saved", async () => {
+    const q = queueName("resume");
+    const s = await server(q, 4); // one job of 4 items
+    const a = worker(q, 1, 100);
+    await a.waitFor((l) => l.includes("ready"));
+    const items = [slowItem(50, 0), slowItem(50, 1), slowItem(60_000, 2), slowItem(60_000, 3)];
+    const pending = post(s, "/v1/score", { items });
+    // Items 0 and 1 finish at once, 2 and 3 would take a minute: kill the worker once it has saved the first two.
+    await a.waitFor((l) => l.includes("saved 2"));
+    a.proc.kill("SIGKILL");
+    await exited(a.proc);
+    expect(values(a.lines, "end")).toEqual([0, 1]);
+
+    // The next worker scores 2 and 3 quickly (its own registry: same reward, no wait), and never 0 or 1.
+    const { registry } = slowRegistry();
+    const scored: number[] = [];
+    const fast = new RewardRegistry();
+    fast.register({
+      ...registry.get("slow"),
+      score: (_input, o: { value: number }) => {
+        scored.push(o.value);
+        return { score: o.value, terms: { value: o.value } };
+      },
+    });
+    const b = await startRewardWorker({
+      redis: REDIS_URL,
+      queue: q,
+      rewards: fast,
+      keepPool: true,
+      lockMs: 1000,
+      stalledIntervalMs: 500,
+    });
+    cleanup.push(() => b.close());
+    const res = await pending;
+    expect(res.body.results).toEqual([0, 1, 2, 3].map((v) => ({ score: v, terms: { value: v } })));
+    expect(scored.sort()).toEqual([2, 3]);
   });
 
   it("a job that has lost its worker more than maxStalled times fails: its items answer reward-failed", async () => {

@@ -14,6 +14,7 @@ const FLAGS = [
   ["concurrency", "--concurrency <n>"],
   ["lockMs", "--lock-ms <n>"],
   ["stalledIntervalMs", "--stalled-interval-ms <n>"],
+  ["progressMs", "--progress-ms <n>"],
   ["maxStalled", "--max-stalled <n>"],
 ] as const;
 
