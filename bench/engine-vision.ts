@@ -1,7 +1,7 @@
 /**
  * The vision part of `npm run bench:engine` (issue 15): the vision encoder and a full RL step of the
- * vision-language policy at the shape of recipes/visual-rft.yaml, measured the way bench/engine.ts measures the
- * decoder (warm-up, then the median of timed repetitions). The PyTorch side is `bench_vision` in
+ * vision-language policy at the shape of recipes/visual-rft.yaml, as repetitions that bench/engine.ts times in turns
+ * with the peer's (warm-up, then the median of timed repetitions). The PyTorch side is `bench_vision` in
  * bench/peers/engine_peer.py: the encoder is the parity fixture's torch twin (scripts/vision_fixture.py, checked
  * against this encoder to 1e-4 by test/models/vision-parity.test.ts) and the decoder is the peer's own Llama block.
  *
@@ -56,7 +56,6 @@ export interface VisionBenchShape {
   rows: number;
   promptText: number;
   newTokens: number;
-  reps: number;
 }
 
 function build() {
@@ -76,7 +75,7 @@ function randomImages(rng: Rng, n: number, size: number): RgbImage[] {
 }
 
 /** The shapes, for the peer. */
-export function visionShape(reps: number): VisionBenchShape {
+export function visionShape(): VisionBenchShape {
   const { model } = build();
   return {
     decoder: model.config,
@@ -86,23 +85,22 @@ export function visionShape(reps: number): VisionBenchShape {
     rows: ROWS,
     promptText: PROMPT_TEXT,
     newTokens: NEW_TOKENS,
-    reps,
   };
 }
 
-/** Median-of-reps timing, as bench/engine.ts. */
-export type Timer = (fn: () => void, warmup: number, reps: number) => number;
-
-/** Images/s of the encoder (no gradient). */
-export function benchEncode(time: Timer, reps: number): number {
+/** One encoder repetition: a batch of ENCODE_BATCH images (no gradient). */
+export function makeEncode(): () => void {
   const { model } = build();
   model.eval();
   const images = randomImages(new Rng(4), ENCODE_BATCH, VISION.imageSize!);
-  return ENCODE_BATCH / time(() => noGrad(() => void model.visual.forward(images)), 1, reps);
+  return () => noGrad(() => void model.visual.forward(images));
 }
 
-/** Images/s of a whole RL step (sampling, then one update through decoder and encoder). */
-export function benchRlStep(time: Timer, reps: number): { imagesPerS: number; sampleShare: number } {
+/**
+ * One repetition of a whole RL step for ROWS images (sampling, then one update through decoder and encoder), and the
+ * share of the steps' time spent sampling so far.
+ */
+export function makeRlStep(): { step: () => void; sampleShare: () => number } {
   const { model, tokenizer } = build();
   const rng = new Rng(5);
   const opt = new Optimizer(adamw({ lr: 1e-4, weightDecay: 0 }), model.namedParameters());
@@ -143,6 +141,5 @@ export function benchRlStep(time: Timer, reps: number): { imagesPerS: number; sa
     sampleSec += (t1 - t0) / 1000;
     totalSec += (performance.now() - t0) / 1000;
   };
-  const sec = time(step, 1, reps);
-  return { imagesPerS: ROWS / sec, sampleShare: sampleSec / totalSec };
+  return { step, sampleShare: () => sampleSec / totalSec };
 }

@@ -1,7 +1,7 @@
 /**
  * Engine benchmark (`npm run bench:engine`): rlvr's kernels and transformer against PyTorch eager on the same
- * machine, in the same process tree (the PyTorch side is bench/peers/engine_peer.py, run as a child process from
- * .venv after rlvr's measurements, never at the same time).
+ * machine, measured in turns (the PyTorch side is bench/peers/engine_peer.py, kept running as a child process from
+ * .venv and asked for one repetition at a time; bench/harness/peer-process.ts).
  *
  * Metrics (one JSON line each, plus a readable line):
  * - matmul.{256,512,1024}.gflops: one (n, n) @ (n, n) float32 product on the active backend vs torch.mm;
@@ -12,9 +12,14 @@
  *   of the last logits) with the GPT config.
  * - vision.encode.images_per_s and vision.rl_step.images_per_s: the vision encoder, and a full RL step (sampling,
  *   then one update) of the vision-language policy of recipes/visual-rft.yaml (bench/engine-vision.ts).
- * Each figure is the median over timed repetitions after a warm-up; both sides use every core (PyTorch with
- * torch.set_num_threads(os.cpus().length)); --threads N sets both sides to N threads. Without .venv/torch the
- * rlvr figures print alone.
+ *
+ * How it times (docs/benchmarks.md "Speed benches"): for each metric, rlvr and each peer run one repetition in turn,
+ * A B A B ..., warm-up turns first (bench/harness/interleave.ts); each side's figure is the median over its
+ * repetitions, and the readable line shows the spread of the per-turn ratio. A quick GEMM repetition is a burst of
+ * products lasting at least MATMUL_BURST seconds. The 1-minute load average is read before and after, printed, and
+ * compared with the thread count: above it, the run does not count (bench/harness/load.ts). Both sides use every core
+ * (PyTorch with torch.set_num_threads(os.cpus().length)); --threads N sets both sides to N threads. Without
+ * .venv/torch the rlvr figures print alone.
  *
  * Peers at their best: the GEMM has two peers, torch.mm (MKL here) and numpy.matmul (OpenBLAS), and its ratio is
  * quoted against the faster; the peer process runs without the OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE overrides some
@@ -23,7 +28,6 @@
  *
  * Usage: npm run bench:engine [-- --only matmul,train,sample,vision --steps 5 --threads 2 --no-peer --backend js]
  */
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
@@ -34,7 +38,10 @@ import { parseTransformerConfig, type TransformerConfigInput } from "../src/mode
 import { Transformer } from "../src/models/transformer.js";
 import { nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
 import { Rng } from "../src/util/index.js";
-import { NEW_TOKENS, ROWS, benchEncode, benchRlStep, visionShape } from "./engine-vision.js";
+import { ENCODE_BATCH, NEW_TOKENS, ROWS, makeEncode, makeRlStep, visionShape } from "./engine-vision.js";
+import { interleave, pairedRatio, type ArmSamples } from "./harness/interleave.js";
+import { loadSample, loadVerdict } from "./harness/load.js";
+import { PeerProcess } from "./harness/peer-process.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -85,33 +92,35 @@ const SAMPLE = { config: SAMPLE_CFG, batch: 16, promptLen: 16, newTokens: 128, r
 const MATMUL = [256, 512, 1024];
 const VISION_REPS = Math.max(3, STEPS);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+/** Seconds a GEMM repetition lasts at least (a burst of products; it answers seconds per product). */
+const MATMUL_BURST = 0.25;
 
-/** Median seconds per call of fn after `warmup` calls, over at least `reps` calls and `minTime` seconds. */
-function medianTime(fn: () => void, warmup: number, reps: number, minTime = 0): number {
-  for (let i = 0; i < warmup; i++) fn();
-  const times: number[] = [];
+/** A repetition that runs `fn` once and returns its seconds. */
+const timed = (fn: () => void) => () => {
+  const t = performance.now();
+  fn();
+  return (performance.now() - t) / 1000;
+};
+
+/** A repetition of a quick call: calls `fn` until `minTime` seconds have passed; returns seconds per call. */
+const burst = (fn: () => void, minTime: number) => () => {
   const start = performance.now();
-  while (times.length < reps || performance.now() - start < minTime * 1000) {
-    const t = performance.now();
+  let n = 0;
+  while (n === 0 || performance.now() - start < minTime * 1000) {
     fn();
-    times.push((performance.now() - t) / 1000);
+    n++;
   }
-  return median(times);
-}
+  return (performance.now() - start) / 1000 / n;
+};
 
-function benchMatmul(n: number): number {
+function makeMatmul(n: number): () => number {
   const rng = new Rng(n);
   const a = new Float32Array(n * n).map(() => rng.normal()),
     b = new Float32Array(n * n).map(() => rng.normal());
   const c = new Float32Array(n * n);
   const k = backend();
   const p = { batch: 1, m: n, n, k: n, transA: false, transB: false, strideA: 0, strideB: 0, accumulate: false };
-  return (2 * n ** 3) / medianTime(() => k.matmul(a, b, c, p), 3, 10, 1) / 1e9;
+  return burst(() => k.matmul(a, b, c, p), MATMUL_BURST);
 }
 
 function randomIds(rng: Rng, n: number, vocab: number): Int32Array {
@@ -120,7 +129,7 @@ function randomIds(rng: Rng, n: number, vocab: number): Int32Array {
   return ids;
 }
 
-function benchTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { tokensPerS: number; params: number } {
+function makeTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { rep: () => number; params: number } {
   const cfg = parseTransformerConfig(t.config);
   const rng = new Rng(0);
   const model = new Transformer(cfg, rng.split("model"));
@@ -139,8 +148,7 @@ function benchTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { tokensPerS: number
     opt.step();
     opt.zeroGrad();
   };
-  const sec = medianTime(step, t.warmup, t.steps);
-  return { tokensPerS: (t.batch * t.seq) / sec, params: model.numParameters() };
+  return { rep: timed(step), params: model.numParameters() };
 }
 
 /** Draws one token per row from softmax(logits[row]) (logits: rows x vocab). */
@@ -164,7 +172,7 @@ function drawTokens(logits: Float32Array, rows: number, vocab: number, rng: Rng,
   }
 }
 
-function benchSample(): number {
+function makeSample(): () => number {
   const cfg = parseTransformerConfig(SAMPLE.config);
   const rng = new Rng(1);
   const model = new Transformer(cfg, rng.split("model"));
@@ -189,132 +197,198 @@ function benchSample(): number {
         seqLen = 1;
       }
     });
-  return (batch * newTokens) / medianTime(run, 1, SAMPLE.reps);
+  return timed(run);
 }
 
-interface Row {
+/** A peer's repetition of one metric: what engine_peer.py builds (`kind`, `settings`), and whose figure it is. */
+interface PeerArm {
+  name: string;
+  kind: string;
+  settings: unknown;
+}
+
+/** One metric: rlvr's repetition, the peers', how much work a repetition does, and the turns. */
+interface Metric {
   metric: string;
-  value: number;
   unit: string;
-  note?: string;
+  /** Work per repetition (FLOP / 1e9, tokens, images): the figure is work / median seconds. */
+  work: number;
+  rlvr: () => number;
+  peers: PeerArm[];
+  warmup: number;
+  reps: number;
+  note?: () => string;
 }
 
-function runPeer(): Record<string, number | string> | null {
+/** The metrics asked for with --only, each with its rlvr repetition built (models and inputs made here). */
+function metrics(): Metric[] {
+  const out: Metric[] = [];
+  const torchName = "pytorch-eager";
+  if (only.has("matmul"))
+    for (const n of MATMUL)
+      out.push({
+        metric: `matmul.${n}.gflops`,
+        unit: "GFLOP/s",
+        work: (2 * n ** 3) / 1e9,
+        rlvr: makeMatmul(n),
+        peers: [
+          { name: torchName, kind: "matmul", settings: { n, minTime: MATMUL_BURST } },
+          { name: "numpy", kind: "numpy_matmul", settings: { n, minTime: MATMUL_BURST } },
+        ],
+        warmup: 1,
+        reps: Math.max(5, STEPS),
+      });
+  if (only.has("train"))
+    for (const [name, t] of Object.entries(TRAIN)) {
+      const { rep, params } = makeTrain(t);
+      out.push({
+        metric: `train.${name}.tokens_per_s`,
+        unit: "tokens/s",
+        work: t.batch * t.seq,
+        rlvr: rep,
+        peers: [{ name: torchName, kind: "train", settings: { ...t, config: parseTransformerConfig(t.config) } }],
+        warmup: t.warmup,
+        reps: t.steps,
+        note: () => `${(params / 1e6).toFixed(2)}M params, batch ${t.batch} x seq ${t.seq}`,
+      });
+    }
+  if (only.has("sample"))
+    out.push({
+      metric: "sample.tokens_per_s",
+      unit: "tokens/s",
+      work: SAMPLE.batch * SAMPLE.newTokens,
+      rlvr: makeSample(),
+      peers: [
+        { name: torchName, kind: "sample", settings: { ...SAMPLE, config: parseTransformerConfig(SAMPLE.config) } },
+      ],
+      warmup: 1,
+      reps: SAMPLE.reps,
+      note: () => `${SAMPLE.batch} seqs x ${SAMPLE.newTokens} new tokens, KV cache`,
+    });
+  if (only.has("vision")) {
+    const shape = visionShape();
+    out.push({
+      metric: "vision.encode.images_per_s",
+      unit: "images/s",
+      work: ENCODE_BATCH,
+      rlvr: timed(makeEncode()),
+      peers: [{ name: torchName, kind: "vision_encode", settings: shape }],
+      warmup: 1,
+      reps: VISION_REPS,
+      note: () => "visual-rft encoder, 40 px, 100 patches, batch 64, no grad",
+    });
+    const rl = makeRlStep();
+    out.push({
+      metric: "vision.rl_step.images_per_s",
+      unit: "images/s",
+      work: ROWS,
+      rlvr: timed(rl.step),
+      peers: [{ name: torchName, kind: "vision_rl_step", settings: shape }],
+      warmup: 1,
+      reps: VISION_REPS,
+      note: () =>
+        `${ROWS} rows x ${NEW_TOKENS} sampled tokens + one update; sampling ${(100 * rl.sampleShare()).toFixed(0)}% of rlvr's step`,
+    });
+  }
+  return out;
+}
+
+/** The PyTorch peer, started and asked for its build; null (with the reason printed) when it cannot run. */
+async function startPeer(): Promise<{ peer: PeerProcess; info: Record<string, unknown> } | null> {
   if (args["no-peer"]) return null;
   if (!existsSync(PY)) {
     console.log(`peer skipped: no Python environment at ${PY} (the PyTorch comparison needs .venv with torch)`);
     return null;
   }
-  const settings: Record<string, unknown> = { threads: THREADS };
-  if (only.has("matmul")) settings["matmul"] = MATMUL;
-  if (only.has("train"))
-    settings["train"] = Object.fromEntries(
-      Object.entries(TRAIN).map(([k, t]) => [k, { ...t, config: parseTransformerConfig(t.config) }]),
-    );
-  if (only.has("sample")) settings["sample"] = { ...SAMPLE, config: parseTransformerConfig(SAMPLE.config) };
-  if (only.has("vision")) settings["vision"] = visionShape(VISION_REPS);
   const env = { ...process.env };
   delete env.OPENBLAS_CORETYPE;
   delete env.OPENBLAS_L2_SIZE;
-  const r = spawnSync(PY, [join(ROOT, "bench", "peers", "engine_peer.py"), JSON.stringify(settings)], {
-    encoding: "utf8",
-    maxBuffer: 1 << 24,
+  const script = join(ROOT, "bench", "peers", "engine_peer.py");
+  const peer = PeerProcess.start(PY, [script, JSON.stringify({ threads: THREADS })], {
     env,
+    onLog: (l) => console.log(`  peer: ${l}`),
   });
-  if (r.status !== 0) {
-    console.log(
-      `peer skipped: PyTorch peer failed (${(r.stderr || r.error?.message || "").trim().split("\n").slice(-1)[0]})`,
-    );
+  try {
+    return { peer, info: await peer.call<Record<string, unknown>>({ op: "info" }) };
+  } catch (err) {
+    console.log(`peer skipped: PyTorch peer failed (${(err as Error).message.split("\n").slice(-1)[0]})`);
+    await peer.close();
     return null;
   }
-  return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, number | string>;
 }
 
-function main(): void {
+/** Runs one metric's turns: rlvr and each peer that builds, A B A B ...; a peer that fails is left out. */
+async function measure(m: Metric, peer: PeerProcess | null) {
+  const arms: Record<string, () => number | Promise<number>> = { rlvr: m.rlvr };
+  for (const p of peer ? m.peers : []) {
+    const key = `${m.metric}:${p.kind}`;
+    try {
+      await peer!.call({ op: "build", key, kind: p.kind, settings: p.settings });
+      arms[p.name] = () => peer!.call<number>({ op: "time", key });
+    } catch (err) {
+      console.log(`  ${m.metric}: peer ${p.name} left out (${(err as Error).message})`);
+    }
+  }
+  return interleave(arms, m.reps, m.warmup);
+}
+
+async function main(): Promise<void> {
   const k = setBackend(args.backend === "js" ? "js" : "native");
   if (k.name === "native") setNativeThreads(THREADS);
   const info = k.name === "native" ? nativeInfo() : null;
   console.log(
     `bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} threads=${THREADS} cores=${cpus().length} cpu="${cpus()[0]?.model ?? "?"}"`,
   );
-  const rows: Row[] = [];
-  if (only.has("matmul"))
-    for (const n of MATMUL) rows.push({ metric: `matmul.${n}.gflops`, value: benchMatmul(n), unit: "GFLOP/s" });
-  if (only.has("train")) {
-    for (const [name, t] of Object.entries(TRAIN)) {
-      const r = benchTrain(t);
-      rows.push({
-        metric: `train.${name}.tokens_per_s`,
-        value: r.tokensPerS,
-        unit: "tokens/s",
-        note: `${(r.params / 1e6).toFixed(2)}M params, batch ${t.batch} x seq ${t.seq}`,
-      });
-    }
-  }
-  if (only.has("sample"))
-    rows.push({
-      metric: "sample.tokens_per_s",
-      value: benchSample(),
-      unit: "tokens/s",
-      note: `${SAMPLE.batch} seqs x ${SAMPLE.newTokens} new tokens, KV cache`,
-    });
-  if (only.has("vision")) {
-    rows.push({
-      metric: "vision.encode.images_per_s",
-      value: benchEncode(medianTime, VISION_REPS),
-      unit: "images/s",
-      note: "visual-rft encoder, 40 px, 100 patches, batch 64, no grad",
-    });
-    const rl = benchRlStep(medianTime, VISION_REPS);
-    rows.push({
-      metric: "vision.rl_step.images_per_s",
-      value: rl.imagesPerS,
-      unit: "images/s",
-      note: `${ROWS} rows x ${NEW_TOKENS} sampled tokens + one update; sampling ${(100 * rl.sampleShare).toFixed(0)}% of rlvr's step`,
-    });
-  }
-  const peer = runPeer();
-  if (peer) {
-    const b = (k: string) => String(peer[k]);
+  const before = loadSample();
+  const started = await startPeer();
+  const peer = started?.peer ?? null;
+  if (started) {
+    const b = (key: string) => String(started.info[key]);
     console.log(
-      `peers: torch ${b("torch")} (BLAS ${b("torch_blas")}, ISA ${b("torch_isa")}, oneDNN ${b("torch_mkldnn")}); numpy ${b("numpy")} (BLAS ${b("numpy_blas")}, OpenBLAS core ${b("numpy_openblas_coretype")})`,
+      `peers: torch ${b("torch")} (${b("threads")} threads, BLAS ${b("torch_blas")}, ISA ${b("torch_isa")}, oneDNN ${b("torch_mkldnn")}); numpy ${b("numpy")} (BLAS ${b("numpy_blas")}, OpenBLAS core ${b("numpy_openblas_coretype")})`,
     );
   }
-  for (const row of rows) {
+  const peerLabel = (name: string) =>
+    name === "numpy"
+      ? `numpy ${started?.info["numpy"]} ${started?.info["numpy_blas"]}`
+      : `pytorch-eager ${started?.info["torch"]} (${started?.info["threads"]} threads)`;
+  for (const m of metrics()) {
+    const res = await measure(m, peer);
+    const figure = (a: ArmSamples) => m.work / a.median;
+    const value = figure(res["rlvr"]!);
     // Every peer that measured this metric; the ratio is quoted against the best of them.
-    const peers: { name: string; value: number }[] = [];
-    if (peer && typeof peer[row.metric] === "number")
-      peers.push({
-        name: `pytorch-eager ${peer["torch"]} (${peer["threads"]} threads)`,
-        value: peer[row.metric] as number,
-      });
-    if (peer && typeof peer[`numpy:${row.metric}`] === "number")
-      peers.push({
-        name: `numpy ${peer["numpy"]} ${peer["numpy_blas"]}`,
-        value: peer[`numpy:${row.metric}`] as number,
-      });
+    const peers = Object.entries(res)
+      .filter(([name]) => name !== "rlvr")
+      .map(([name, a]) => ({ name, value: figure(a), samples: a.samples }));
     const best = peers.reduce<(typeof peers)[number] | null>((a, p) => (a === null || p.value > a.value ? p : a), null);
     const rec: Record<string, unknown> = {
       bench: "engine",
-      metric: row.metric,
-      value: Number(row.value.toPrecision(4)),
-      unit: row.unit,
+      metric: m.metric,
+      value: Number(value.toPrecision(4)),
+      unit: m.unit,
     };
     if (best)
       Object.assign(rec, {
-        peer: best.name,
+        peer: peerLabel(best.name),
         peerValue: Number(best.value.toPrecision(4)),
-        ratio: Number((row.value / best.value).toFixed(3)),
+        ratio: Number((value / best.value).toFixed(3)),
       });
     console.log(JSON.stringify(rec));
     const vs = peers
-      .map((p) => `   vs ${p.name.split(" ")[0]} ${p.value.toPrecision(4)} → ${(row.value / p.value).toFixed(2)}x`)
+      .map((p) => {
+        const turn = pairedRatio(p.samples, res["rlvr"]!.samples); // peer seconds / rlvr seconds = rlvr's speed-up
+        return `   vs ${p.name} ${p.value.toPrecision(4)} → ${(value / p.value).toFixed(2)}x (per turn ${turn.min.toFixed(2)}–${turn.max.toFixed(2)})`;
+      })
       .join("");
+    const spreadNote = `rlvr ${res["rlvr"]!.n} reps, ${((100 * (res["rlvr"]!.max - res["rlvr"]!.min)) / res["rlvr"]!.median).toFixed(0)}% spread`;
     console.log(
-      `  ${row.metric.padEnd(28)} ${row.value.toPrecision(4).padStart(9)} ${row.unit}${vs}${row.note ? `   (${row.note})` : ""}`,
+      `  ${m.metric.padEnd(28)} ${value.toPrecision(4).padStart(9)} ${m.unit}${vs}   (${[m.note?.(), spreadNote].filter(Boolean).join("; ")})`,
     );
   }
+  await peer?.close();
   if (!peer) console.log("  (PyTorch peer skipped: rlvr figures only)");
+  const verdict = loadVerdict(before, loadSample(), THREADS);
+  console.log(verdict.line);
 }
 
-main();
+await main();

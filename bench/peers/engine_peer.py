@@ -1,23 +1,27 @@
-"""PyTorch eager side of `npm run bench:engine` (bench/engine.ts passes the settings as one JSON argument and reads
-one JSON object per metric from stdout).
+"""PyTorch eager side of `npm run bench:engine`, kept running as a child process (bench/harness/peer-process.ts):
+bench/engine.ts asks it for one timed repetition at a time, in turns with its own (A B A B ...), so a neighbour or a
+drift of the machine lands on both sides alike. Started as `engine_peer.py '{"threads": N}'`; JSON lines on stdin:
 
-It measures exactly what bench/engine.ts measures for rlvr, with the same methodology (warm-up, then the median of
-timed repetitions), on CPU with torch.set_num_threads(threads):
-- matmul: torch.mm of two (n, n) float32 matrices, GFLOP/s;
+- {"id", "op": "info"}: torch's version, thread count, and each peer's BLAS and instruction set;
+- {"id", "op": "build", "key", "kind", "settings"}: builds a repetition (model, inputs, optimizer) under `key`;
+- {"id", "op": "time", "key"}: runs one repetition and answers its seconds.
+
+Each answer is one line {"id", "value"} or {"id", "error"} on stdout. The kinds measure exactly what bench/engine.ts
+measures for rlvr, on CPU with torch.set_num_threads(threads):
+- matmul: torch.mm of two (n, n) float32 matrices (a repetition is a burst of products lasting at least minTime;
+  it answers seconds per product); numpy_matmul: the same with numpy.matmul (its own BLAS, usually OpenBLAS), a
+  second GEMM peer, so the GEMM ratio is quoted against the faster of two BLAS builds;
 - train: one full step (forward, mean cross-entropy, backward, AdamW step, zero_grad) of a pre-norm decoder built
   from plain torch modules with the same config as rlvr (GPT: learned positions, LayerNorm, tanh-GELU MLP, biases,
-  tied head; Llama: RoPE, RMSNorm, SwiGLU, GQA, tied head), tokens/s;
+  tied head; Llama: RoPE, RMSNorm, SwiGLU, GQA, tied head);
 - sample: a KV-cache decode loop under inference_mode (prompt forward, then one token at a time drawn with
-  torch.multinomial from the softmax of the last logits), new tokens/s.
+  torch.multinomial from the softmax of the last logits);
+- vision_encode, vision_rl_step: bench/engine-vision.ts's encoder and whole RL step.
 The models use F.scaled_dot_product_attention with enable_gqa=True (no copy of the KV heads), the fastest eager
 attention PyTorch offers on CPU, and RoPE cos/sin tables computed once per model, as production code does.
-- numpy.matmul (its own BLAS, usually OpenBLAS) as a second GEMM peer, so the GEMM ratio is quoted against the
-  faster of two BLAS builds rather than one build that may be slow on this CPU.
-It also reports each peer's BLAS and instruction set (torch's build config and CPU capability, numpy's BLAS).
 """
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -32,16 +36,28 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
-def median_time(fn, warmup, reps, min_time=0.0):
-    for _ in range(warmup):
-        fn()
-    times = []
-    start = time.perf_counter()
-    while len(times) < reps or (time.perf_counter() - start) < min_time:
+def timed(fn):
+    """A repetition: runs fn once and answers its seconds."""
+
+    def rep():
         t = time.perf_counter()
         fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        return time.perf_counter() - t
+
+    return rep
+
+
+def burst(fn, min_time):
+    """A repetition of a quick call: calls fn until min_time has passed and answers the seconds per call."""
+
+    def rep():
+        start, n = time.perf_counter(), 0
+        while n == 0 or time.perf_counter() - start < min_time:
+            fn()
+            n += 1
+        return (time.perf_counter() - start) / n
+
+    return rep
 
 
 class RMSNorm(nn.Module):
@@ -133,17 +149,15 @@ class Decoder(nn.Module):
         return self.norm(x) @ self.embed.weight.t()
 
 
-def bench_matmul(n):
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    t = median_time(lambda: torch.mm(a, b), 3, 10, 1.0)
-    return 2 * n ** 3 / t / 1e9
+def make_matmul(s):
+    a, b = torch.randn(s["n"], s["n"]), torch.randn(s["n"], s["n"])
+    return burst(lambda: torch.mm(a, b), s["minTime"])
 
 
-def bench_numpy_matmul(n):
-    rng = np.random.default_rng(n)
-    a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
-    t = median_time(lambda: np.matmul(a, b), 3, 10, 1.0)
-    return 2 * n ** 3 / t / 1e9
+def make_numpy_matmul(s):
+    rng = np.random.default_rng(s["n"])
+    a, b = (rng.standard_normal((s["n"], s["n"]), dtype=np.float32) for _ in range(2))
+    return burst(lambda: np.matmul(a, b), s["minTime"])
 
 
 def build_info():
@@ -175,7 +189,8 @@ def build_info():
     }
 
 
-def bench_train(c, batch, seq, warmup, steps):
+def make_train(s):
+    c, batch, seq = s["config"], s["batch"], s["seq"]
     torch.manual_seed(0)
     model = Decoder(c)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
@@ -189,11 +204,11 @@ def bench_train(c, batch, seq, warmup, steps):
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    t = median_time(step, warmup, steps)
-    return batch * seq / t
+    return timed(step)
 
 
-def bench_sample(c, batch, prompt_len, new_tokens, reps):
+def make_sample(s):
+    c, batch, prompt_len, new_tokens = s["config"], s["batch"], s["promptLen"], s["newTokens"]
     torch.manual_seed(0)
     model = Decoder(c).eval()
     hd = c["dModel"] // c["nHeads"]
@@ -211,13 +226,12 @@ def bench_sample(c, batch, prompt_len, new_tokens, reps):
                 logits = model(tok, caches, pos)[:, -1]
                 pos += 1
 
-    t = median_time(run, 1, reps)
-    return batch * new_tokens / t
+    return timed(run)
 
 
-def bench_vision(s):
-    """The encoder (images/s, no grad) and a full RL step (KV-cache sampling, then one advantage-weighted update
-    through decoder and encoder) of bench/engine-vision.ts's vision-language shape."""
+def make_vision(s, part):
+    """The encoder (no grad) or a full RL step (KV-cache sampling, then one advantage-weighted update through
+    decoder and encoder) of bench/engine-vision.ts's vision-language shape."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
     from vision_fixture import VisionEncoder  # the torch twin of src/models/vision-encoder.ts (parity-tested)
 
@@ -235,7 +249,8 @@ def bench_vision(s):
         with torch.inference_mode():
             visual(enc_images)
 
-    out = {"vision.encode.images_per_s": s["encodeBatch"] / median_time(encode, 1, s["reps"])}
+    if part == "encode":
+        return timed(encode)
 
     rows, new, per_image = s["rows"], s["newTokens"], (size // v["patchSize"] // v["mergeSize"]) ** 2
     images = [torch.rand(size, size, 3, generator=gen) for _ in range(rows)]
@@ -274,25 +289,41 @@ def bench_vision(s):
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    out["vision.rl_step.images_per_s"] = rows / median_time(step, 1, s["reps"])
-    return out
+    return timed(step)
+
+
+KINDS = {
+    "matmul": make_matmul,
+    "numpy_matmul": make_numpy_matmul,
+    "train": make_train,
+    "sample": make_sample,
+    "vision_encode": lambda s: make_vision(s, "encode"),
+    "vision_rl_step": lambda s: make_vision(s, "rl_step"),
+}
+
+
+def answer(req, reps):
+    op = req.get("op")
+    if op == "info":
+        return {"torch": torch.__version__, "threads": torch.get_num_threads(), **build_info()}
+    if op == "build":
+        reps[req["key"]] = KINDS[req["kind"]](req["settings"])
+        return True
+    if op == "time":
+        return reps[req["key"]]()
+    raise ValueError(f"unknown op {op!r}")
 
 
 def main():
-    s = json.loads(sys.argv[1])
-    torch.set_num_threads(s["threads"])
-    out = {"torch": torch.__version__, "threads": torch.get_num_threads(), **build_info()}
-    for n in s.get("matmul", []):
-        out[f"matmul.{n}.gflops"] = bench_matmul(n)
-        out[f"numpy:matmul.{n}.gflops"] = bench_numpy_matmul(n)
-    for name, t in s.get("train", {}).items():
-        out[f"train.{name}.tokens_per_s"] = bench_train(t["config"], t["batch"], t["seq"], t["warmup"], t["steps"])
-    if "sample" in s:
-        p = s["sample"]
-        out["sample.tokens_per_s"] = bench_sample(p["config"], p["batch"], p["promptLen"], p["newTokens"], p["reps"])
-    if "vision" in s:
-        out.update(bench_vision(s["vision"]))
-    print(json.dumps(out))
+    torch.set_num_threads(int(_THREADS))
+    reps = {}
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            msg = {"id": req["id"], "value": answer(req, reps)}
+        except Exception as e:  # the bench reports it and goes on without this figure's peer
+            msg = {"id": req["id"], "error": f"{type(e).__name__}: {e}"}
+        print(json.dumps(msg), flush=True)
 
 
 if __name__ == "__main__":
