@@ -10,7 +10,8 @@
         "native/elementwise.cc",
         "native/rows.cc",
         "native/attention.cc",
-        "native/misc.cc"
+        "native/misc.cc",
+        "native/peak.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],

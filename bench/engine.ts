@@ -4,10 +4,12 @@
  * .venv and asked for one repetition at a time; bench/harness/peer-process.ts).
  *
  * Metrics (one JSON line each, plus a readable line):
+ * - machine.fp32_peak_gflops: independent FMA chains on every thread (native/peak.cc), the ceiling below;
  * - matmul.{256,512,1024}.gflops: one (n, n) @ (n, n) float32 product on the active backend vs torch.mm;
  * - train.gpt.tokens_per_s: a full step (forward, mean cross-entropy, backward, AdamW, zero-grad) of GPT
  *   {4 layers, d_model 256, 4 heads, seq 128, batch 8, vocab 512};
  * - train.llama20m.tokens_per_s: the same for a ~20M-parameter Llama shape (RoPE, RMSNorm, SwiGLU, GQA 8/4);
+ * - train.{gpt,llama20m}.peak_frac: each side's training FLOP rate (src/models/flop-count.ts) over that peak;
  * - sample.tokens_per_s: 16 sequences x 128 new tokens through the KV cache (multinomial draws from the softmax
  *   of the last logits) with the GPT config.
  * - vision.encode.images_per_s and vision.rl_step.images_per_s: the vision encoder, and a full RL step (sampling,
@@ -36,7 +38,8 @@ import { parseArgs } from "node:util";
 import { Optimizer, adamw, backend, crossEntropy, noGrad, reshape, setBackend, backward } from "../src/engine/index.js";
 import { parseTransformerConfig, type TransformerConfigInput } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
-import { nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
+import { fp32PeakGflops, nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
+import { trainStepFlop } from "../src/models/flop-count.js";
 import { Rng } from "../src/util/index.js";
 import { ENCODE_BATCH, NEW_TOKENS, ROWS, makeEncode, makeRlStep, visionShape } from "./engine-vision.js";
 import { interleave, pairedRatio, type ArmSamples } from "./harness/interleave.js";
@@ -218,6 +221,8 @@ interface Metric {
   warmup: number;
   reps: number;
   note?: () => string;
+  /** FLOP per repetition (src/models/flop-count.ts), for the fraction of the machine's fp32 peak. */
+  flop?: number;
 }
 
 /** The metrics asked for with --only, each with its rlvr repetition built (models and inputs made here). */
@@ -241,6 +246,7 @@ function metrics(): Metric[] {
   if (only.has("train"))
     for (const [name, t] of Object.entries(TRAIN)) {
       const { rep, params } = makeTrain(t);
+      const cfg = parseTransformerConfig(t.config);
       out.push({
         metric: `train.${name}.tokens_per_s`,
         unit: "tokens/s",
@@ -250,6 +256,7 @@ function metrics(): Metric[] {
         warmup: t.warmup,
         reps: t.steps,
         note: () => `${(params / 1e6).toFixed(2)}M params, batch ${t.batch} x seq ${t.seq}`,
+        flop: trainStepFlop(cfg, t.batch, t.seq),
       });
     }
   if (only.has("sample"))
@@ -340,6 +347,21 @@ async function main(): Promise<void> {
     `bench:engine backend=${k.name}${info ? ` (${info.simd} GEMM, ${info.threads} threads)` : ""} threads=${THREADS} cores=${cpus().length} cpu="${cpus()[0]?.model ?? "?"}"`,
   );
   const before = loadSample();
+  // The ceiling for the training steps' FLOP rates: independent FMA chains on every thread (native/peak.cc).
+  const peak = k.name === "native" ? fp32PeakGflops() : null;
+  if (peak !== null) {
+    console.log(
+      JSON.stringify({
+        bench: "engine",
+        metric: "machine.fp32_peak_gflops",
+        value: Number(peak.toPrecision(4)),
+        unit: "GFLOP/s",
+      }),
+    );
+    console.log(
+      `  machine.fp32_peak_gflops     ${peak.toPrecision(4).padStart(9)} GFLOP/s   (FMA chains on ${THREADS} threads)`,
+    );
+  }
   const started = await startPeer();
   const peer = started?.peer ?? null;
   if (started) {
@@ -384,6 +406,26 @@ async function main(): Promise<void> {
     console.log(
       `  ${m.metric.padEnd(28)} ${value.toPrecision(4).padStart(9)} ${m.unit}${vs}   (${[m.note?.(), spreadNote].filter(Boolean).join("; ")})`,
     );
+    if (m.flop !== undefined && peak !== null) {
+      const frac = (a: ArmSamples) => m.flop! / a.median / 1e9 / peak;
+      const fracMetric = m.metric.replace(/\.tokens_per_s$/, ".peak_frac");
+      const fr: Record<string, unknown> = {
+        bench: "engine",
+        metric: fracMetric,
+        value: Number(frac(res["rlvr"]!).toFixed(3)),
+        unit: "of fp32 peak",
+      };
+      if (best)
+        Object.assign(fr, {
+          peer: peerLabel(best.name),
+          peerValue: Number(frac(res[best.name]!).toFixed(3)),
+          ratio: Number((value / best.value).toFixed(3)),
+        });
+      console.log(JSON.stringify(fr));
+      console.log(
+        `  ${fracMetric.padEnd(28)} ${frac(res["rlvr"]!).toFixed(3).padStart(9)} of peak   (${(m.flop / 1e9).toFixed(1)} GFLOP per step${best ? `; the peer ${frac(res[best.name]!).toFixed(3)}` : ""})`,
+      );
+    }
   }
   await peer?.close();
   if (!peer) console.log("  (PyTorch peer skipped: rlvr figures only)");

@@ -535,6 +535,11 @@ void tuneMalloc() {
 #endif
 }
 
+Napi::Value FmaPeak(const Napi::CallbackInfo& info) {
+  long iters = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().Int64Value() : 0;
+  return Napi::Number::New(info.Env(), iters > 0 ? fmaPeak(iters) : 0.0);
+}
+
 Napi::Value Simd(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), useAvx512() ? "avx512" : "avx2"); }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -552,7 +557,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
       {"crossEntropyBackward", CrossEntropyBackward}, {"layerNorm", LayerNorm}, {"layerNormBackward", LayerNormBackward},
       {"rmsNorm", RmsNorm}, {"rmsNormBackward", RmsNormBackward}, {"rope", Rope}, {"attention", Attention},
       {"attentionBackward", AttentionBackward}, {"gather", Gather}, {"scatterAdd", ScatterAdd}, {"adamw", AdamW},
-      {"sumSquares", SumSquares},
+      {"sumSquares", SumSquares}, {"fmaPeak", FmaPeak},
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
   return exports;

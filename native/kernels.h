@@ -10,6 +10,9 @@ enum UnaryOp { kNeg, kExp, kLog, kSqrt, kRsqrt, kTanh, kGelu, kSilu, kRelu, kAbs
 enum BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kBinaryCount };
 
 // elementwise.cc
+/** Runs `iters` rounds of independent FMA chains on every pool thread; returns the FLOP done (peak.cc). */
+double fmaPeak(long iters);
+
 void unary(int op, const float* x, float* out, long n);
 void unaryBackward(int op, const float* x, const float* y, const float* dy, float* dx, long n);
 void powScalar(const float* x, double p, float* out, long n);

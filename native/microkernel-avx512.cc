@@ -102,4 +102,24 @@ void dotRowsAvx512(const float* A, long lda, long m, const float* B, long ldb, l
   }
 }
 
+// The machine's fp32 peak, per thread (peak.cc): `iters` rounds of 16 independent FMA chains on 16-float
+// registers, 512 FLOP per round. Sixteen chains cover the FMA latency times the FMA units on current cores, so the
+// loop is bound by FMA throughput alone; the returned sum keeps the compiler from dropping the work.
+float fmaChainsAvx512(long iters) {
+  __m512 acc[16];
+  for (int i = 0; i < 16; i++) acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  for (long it = 0; it < iters; it++) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
+  __m512 s = acc[0];
+  for (int i = 1; i < 16; i++) s = _mm512_add_ps(s, acc[i]);
+  float out[16];
+  _mm512_storeu_ps(out, s);
+  float sum = 0;
+  for (int i = 0; i < 16; i++) sum += out[i];
+  return sum;
+}
+
 }  // namespace rlvr

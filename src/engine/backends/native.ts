@@ -183,6 +183,7 @@ interface Addon {
     step: number,
   ): void;
   sumSquares(x: Float32Array): number;
+  fmaPeak(iters: number): number;
 }
 
 const UNARY: Record<UnaryOp, number> = {
@@ -259,6 +260,40 @@ export function nativeInfo(): { simd: "avx512" | "avx2"; threads: number } | nul
   if (path === null || process.arch !== "x64" || !cpuinfoAllows()) return null;
   const addon = createRequire(import.meta.url)(path) as Addon;
   return { simd: addon.simd(), threads: addon.threads() };
+}
+
+/**
+ * Runs `iters` rounds of independent FMA chains on every native pool thread (native/peak.cc) and returns the FLOP
+ * done: threads × iters × 16 chains × 16 lanes (AVX-512; 8 with AVX2) × 2. Null when the addon is not built.
+ */
+export function fmaPeakFlop(iters: number): number | null {
+  const path = nativeAddonPath();
+  if (path === null || process.arch !== "x64" || !cpuinfoAllows()) return null;
+  return (createRequire(import.meta.url)(path) as Addon).fmaPeak(iters);
+}
+
+/**
+ * The fp32 peak of this machine as the native kernels see it (GFLOP/s over every pool thread): the best of `tries`
+ * timed `fmaPeakFlop` runs, each lasting at least `minSeconds`. The loop touches no memory, so it is bound by the
+ * FMA units alone: the ceiling a training step's FLOP rate is quoted against (bench:engine
+ * `machine.fp32_peak_gflops`). Null when the addon is not built.
+ */
+export function fp32PeakGflops(minSeconds = 0.2, tries = 3): number | null {
+  if (fmaPeakFlop(1) === null) return null;
+  let iters = 1 << 16;
+  let best = 0;
+  for (let done = 0; done < tries;) {
+    const t = performance.now();
+    const flop = fmaPeakFlop(iters)!;
+    const seconds = (performance.now() - t) / 1000;
+    if (seconds < minSeconds) {
+      iters = Math.ceil(iters * Math.min(64, (1.2 * minSeconds) / Math.max(seconds, 1e-6)));
+      continue;
+    }
+    best = Math.max(best, flop / seconds / 1e9);
+    done++;
+  }
+  return best;
 }
 
 /** Sets the native thread count (default: all cores, or RLVR_THREADS); returns the count now in effect. */
