@@ -13,7 +13,9 @@
  * TRL's completions/mean_length: a side that stops earlier does less work), both reward curves, and the TRL option
  * names it set beside the rlvr settings they map to (`fromTrlGrpo`). Skips with a message when the local Python
  * environment with trl is absent (`.venv/bin/python`, or the interpreter named by BENCH_TRL_PYTHON).
- * BENCH_TRL_STEPS sets the steps (default 20); BENCH_TRL_SHAPES picks shapes (default `tiny,llama4x256`).
+ * BENCH_TRL_STEPS sets the steps (default 20); BENCH_TRL_SHAPES picks shapes (default `tiny,llama4x256`). The last
+ * line is the load check (bench/harness/load.ts): the 1-minute load average before and after, and a warning that the
+ * run does not count when either exceeds the 2 threads each side trains with.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +27,7 @@ import { train } from "../src/trainer/train.js";
 import { RunDir } from "../src/trainer/run-dir.js";
 import { jsonlReporter } from "../src/trainer/reporters.js";
 import { benchLine } from "./harness/index.js";
+import { loadSample, loadVerdict } from "./harness/load.js";
 import {
   FIXTURE,
   haveTrl,
@@ -224,11 +227,14 @@ async function main(): Promise<void> {
     .generate("train", 512, 0)
     .map((e) => ({ prompt: e.prompt, answer: (e.gold as { answer: string }).answer }));
   const work = mkdtempSync(join(tmpdir(), "rlvr-bench-trl-"));
+  const before = loadSample();
   try {
     for (const sh of SHAPES.filter((s) => wanted.includes(s.name))) await runShape(sh, work, prompts);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  // Both sides train with 2 threads (docs/benchmarks.md "Speed benches"): above that, something else ran.
+  console.log(loadVerdict(before, loadSample(), 2).line);
 }
 
 await main();
