@@ -2,11 +2,14 @@
  * Options of a reward worker (`rlvr reward-worker`, worker.ts), with their defaults documented once; the CLI flags
  * and their help come from here (docs/reward-service.md "Workers and the Redis queue").
  *
- * Lock and stall settings are shorter than BullMQ's defaults (30 s lock, 30 s stall check) so that the job of a
- * worker killed mid-job (SIGKILL, a lost machine) is handed to another worker within about
- * lockMs + 2 × stalledIntervalMs (20 s by default), well inside the server's default 60 s per-item limit. A live
- * worker renews its locks every lockMs / 2; a synchronous checker that blocked its event loop longer than lockMs
- * would have its job run again elsewhere (a second run, never a second result).
+ * Lock and stall settings are much shorter than BullMQ's defaults (30 s lock, 30 s stall check) so that the job of
+ * a worker killed mid-job (SIGKILL, a lost machine) is handed to another worker within about
+ * lockMs + stalledIntervalMs (4 s by default), well inside the server's default 60 s per-item limit. A live worker
+ * renews its locks every lockMs / 2; a synchronous checker that blocked its event loop longer than lockMs would have
+ * its job run again elsewhere (a second run, never a second result; the maths checks yield every 2 ms). With the
+ * earlier 10 s lock and 5 s check, bench:serve's fault run (a worker SIGKILLed every 4 s) left its sandboxed solver
+ * jobs in limbo more than in work: 22–26 items/s, and 64–156 items answered `timeout`; with 3 s and 1 s, 70 items/s
+ * and none lost (docs/reward-service.md).
  *
  * A job that runs longer than progressMs saves the results of its finished items to Redis (as the job's progress)
  * every progressMs, so the worker that takes it over after a crash scores only the items not yet saved. Without it, a
@@ -36,13 +39,13 @@ export const workerOptionsSchema = z
       .number()
       .int()
       .min(100)
-      .default(10_000)
+      .default(3000)
       .describe("job lock time; a worker that stops renewing it (killed) loses the job after this long"),
     stalledIntervalMs: z
       .number()
       .int()
       .min(50)
-      .default(5000)
+      .default(1000)
       .describe("how often this worker looks for jobs whose worker died, and puts them back in the queue"),
     progressMs: z
       .number()
