@@ -9,7 +9,9 @@
  * its job run again elsewhere (a second run, never a second result; the maths checks yield every 2 ms). With the
  * earlier 10 s lock and 5 s check, bench:serve's fault run (a worker SIGKILLed every 4 s) left its sandboxed solver
  * jobs in limbo more than in work: 22–26 items/s, and 64–156 items answered `timeout`; with 3 s and 1 s, 70 items/s
- * and none lost (docs/reward-service.md).
+ * and none lost (docs/reward-service.md). A short lock also counts stalls faster: at maxStalled 5, one run of that
+ * bench failed a 64-item job that had lost its worker six times; the default is now 10. A job whose request has
+ * stopped waiting is answered `timeout` without being scored, so a poison job stops killing workers at its deadline.
  *
  * A job that runs longer than progressMs saves the results of its finished items to Redis (as the job's progress)
  * every progressMs, so the worker that takes it over after a crash scores only the items not yet saved. Without it, a
@@ -59,7 +61,7 @@ export const workerOptionsSchema = z
       .number()
       .int()
       .min(0)
-      .default(5)
+      .default(10)
       .describe("times a job may lose its worker and be retried before it fails (a job that kills every worker)"),
   })
   .strict()
