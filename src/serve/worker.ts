@@ -177,10 +177,12 @@ export async function scoreJob(job: Job<ScoreJobData, Outcome>, ctx: JobContext)
       results[todo[k]!] = r;
       unsaved++;
     };
-    await scoreItems(
-      todo.map((i) => items.data[i]!),
-      { rewards: ctx.rewards, tasks: ctx.tasks, itemTimeoutMs: left, onItem },
-    );
+    await scoreItems(todo.length === results.length ? items.data : todo.map((i) => items.data[i]!), {
+      rewards: ctx.rewards,
+      tasks: ctx.tasks,
+      itemTimeoutMs: left,
+      onItem,
+    });
     return results as ItemResult[];
   } finally {
     clearInterval(save);

@@ -254,12 +254,17 @@ export function loadNativeKernels(): Kernels | null {
   return nativeKernelsFrom(addon);
 }
 
-/** What the addon runs with: the GEMM instruction set and the thread count; null when it is not built. */
-export function nativeInfo(): { simd: "avx512" | "avx2"; threads: number } | null {
+/** The loaded addon, or null when it is not built or this CPU/platform cannot run it. */
+function usableAddon(): Addon | null {
   const path = nativeAddonPath();
   if (path === null || process.arch !== "x64" || !cpuinfoAllows()) return null;
-  const addon = createRequire(import.meta.url)(path) as Addon;
-  return { simd: addon.simd(), threads: addon.threads() };
+  return createRequire(import.meta.url)(path) as Addon;
+}
+
+/** What the addon runs with: the GEMM instruction set and the thread count; null when it is not built. */
+export function nativeInfo(): { simd: "avx512" | "avx2"; threads: number } | null {
+  const addon = usableAddon();
+  return addon && { simd: addon.simd(), threads: addon.threads() };
 }
 
 /**
@@ -267,24 +272,23 @@ export function nativeInfo(): { simd: "avx512" | "avx2"; threads: number } | nul
  * done: threads × iters × 16 chains × 16 lanes (AVX-512; 8 with AVX2) × 2. Null when the addon is not built.
  */
 export function fmaPeakFlop(iters: number): number | null {
-  const path = nativeAddonPath();
-  if (path === null || process.arch !== "x64" || !cpuinfoAllows()) return null;
-  return (createRequire(import.meta.url)(path) as Addon).fmaPeak(iters);
+  return usableAddon()?.fmaPeak(iters) ?? null;
 }
 
 /**
  * The fp32 peak of this machine as the native kernels see it (GFLOP/s over every pool thread): the best of `tries`
- * timed `fmaPeakFlop` runs, each lasting at least `minSeconds`. The loop touches no memory, so it is bound by the
+ * timed `fmaPeak` runs, each lasting at least `minSeconds`. The loop touches no memory, so it is bound by the
  * FMA units alone: the ceiling a training step's FLOP rate is quoted against (bench:engine
  * `machine.fp32_peak_gflops`). Null when the addon is not built.
  */
 export function fp32PeakGflops(minSeconds = 0.2, tries = 3): number | null {
-  if (fmaPeakFlop(1) === null) return null;
+  const addon = usableAddon(); // resolved once: finding and checking it is not part of what is timed
+  if (addon === null) return null;
   let iters = 1 << 16;
   let best = 0;
   for (let done = 0; done < tries;) {
     const t = performance.now();
-    const flop = fmaPeakFlop(iters)!;
+    const flop = addon.fmaPeak(iters);
     const seconds = (performance.now() - t) / 1000;
     if (seconds < minSeconds) {
       iters = Math.ceil(iters * Math.min(64, (1.2 * minSeconds) / Math.max(seconds, 1e-6)));
