@@ -43,6 +43,7 @@ import {
   gainOverBest,
   heldOutExamples,
   seedResult,
+  storedResult,
   seedsFromEnv,
   sourceHash,
   sourcesDiffer,
@@ -102,8 +103,9 @@ const SUDOKU: TaskSettings = SMOKE
       // Probed on the tune split, seed 0 (greedy solved): 800 steps 10%, 1,000 68%, 1,200 64%, 3,000 94%.
       sftSteps: Number(process.env.BENCH_WD1_SFT_STEPS ?? 1000),
       sftLr: 5e-4,
-      // Tune split, seed 0 (greedy 68.5 at the start): 100 steps 72.5, 200 steps 76.5, 300 steps 78.5 (docs/diffusion.md).
-      rlSteps: Number(process.env.BENCH_WD1_STEPS ?? 300),
+      // Tune split at lr 3e-5, seed 0 (greedy 68.5 at the start): 100 steps 72.5, 200 76.5, 300 78.5; at 2e-5, seed 1
+      // (74.5): 78.5, 77.5, 83.5, 82.5, 83.5, 82.5 every 50 steps to 300 (docs/diffusion.md). 500 at 2e-5, with selection.
+      rlSteps: Number(process.env.BENCH_WD1_STEPS ?? 500),
       evalExamples: 200,
     };
 /**
@@ -131,7 +133,7 @@ const ESTIMATOR = {
   chunks: Number(process.env.BENCH_WD1_CHUNKS ?? 4),
 };
 /** RL learning rate and sampling temperature (BENCH_WD1_LR, BENCH_WD1_TEMPERATURE). */
-const LR = Number(process.env.BENCH_WD1_LR ?? 3e-5);
+const LR = Number(process.env.BENCH_WD1_LR ?? 2e-5);
 const TEMPERATURE = Number(process.env.BENCH_WD1_TEMPERATURE ?? 1.5);
 const WD1 = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1", ...ESTIMATOR } };
 const D1 = {
@@ -169,7 +171,8 @@ function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object,
       innerIterations: INNER,
       microBatchSize: 48,
       maxCompletionTokens: ts.maxTokens,
-      // With P 16, μ 1 and the trajectory estimate, 3e-5 gains and 6e-5 collapses (docs/diffusion.md, "RL on sudoku").
+      // With P 16, μ 1 and the trajectory estimate, 3e-5 gains on seed 0 but collapsed on seed 1, and 6e-5 collapses
+      // at once; 2e-5 did not collapse on seed 1 (docs/diffusion.md, "RL on sudoku").
       lr: LR,
     },
     sampler: { type: "builtin", temperature: TEMPERATURE },
@@ -256,88 +259,164 @@ const picked = (a: { chosen: number; tuneByStep: Record<number, number> }) => {
 };
 const fmt = (p: PassByDecoding) => DECODINGS.map((d) => `${d.label} ${(100 * p[d.label]!).toFixed(1)}`).join(", ");
 
-/** What one seed's result depends on: with BENCH_WD1_REUSE=1 a stored seed with the same settings is not rerun. */
-function seedSettings(seed: number) {
+/** The arms a run measures (BENCH_WD1_ARMS, default all): the rest are reported from stored records, or not at all. */
+const ARM_NAMES = ["wd1", "control", "d1", "maths"] as const;
+type ArmName = (typeof ARM_NAMES)[number];
+const ARMS = armsFromEnv(process.env.BENCH_WD1_ARMS);
+
+function armsFromEnv(raw: string | undefined): Set<ArmName> {
+  const names = (raw ?? ARM_NAMES.join(",")).split(",").map((x) => x.trim());
+  for (const n of names)
+    if (!(ARM_NAMES as readonly string[]).includes(n))
+      throw new Error(`BENCH_WD1_ARMS: unknown arm "${n}" (expected some of ${ARM_NAMES.join(", ")})`);
+  return new Set(names as ArmName[]);
+}
+
+type ArmResult = Awaited<ReturnType<typeof arm>>;
+type ArmRecord = ArmResult & { reused: boolean; from: string; madeAt: string; source: string; machine?: unknown };
+
+/**
+ * What one arm's result depends on: the seed, the split, the model, the task's settings, the RL settings, the
+ * algorithm, the selection rule, and the start's figures at every decoding. The last makes a stored arm reusable only
+ * when this machine's start is the same start, so arms of one seed can be measured in different sessions (the start
+ * is remade each time, which takes a minute or two).
+ */
+function armSettings(seed: number, ts: TaskSettings, name: ArmName, algorithm: object, start: PassByDecoding) {
   return {
     seed,
     split: SPLIT,
     model: MODEL,
-    sudoku: SUDOKU,
-    maths: MATHS ? MATHS_TASK : null,
+    task: ts,
     prompts: PROMPTS,
     inner: INNER,
-    estimator: ESTIMATOR,
     lr: LR,
     temperature: TEMPERATURE,
     select: SELECT,
+    arm: name,
+    algorithm,
+    start,
   };
 }
 
-type ArmResult = Awaited<ReturnType<typeof arm>>;
+/**
+ * One arm of one seed: a stored record with the same settings when BENCH_WD1_REUSE=1 (bench/harness/seed-cache.ts;
+ * the work folder first, then bench/results/wd1/), else measured when BENCH_WD1_ARMS includes it, else null.
+ */
+async function storedArm(
+  seed: number,
+  name: ArmName,
+  ts: TaskSettings,
+  start: { dir: string; pass: PassByDecoding },
+  algorithm: object,
+  source: string,
+  control = false,
+): Promise<ArmRecord | null> {
+  const file = `arm-${SPLIT}-${seed}-${name}.json`;
+  const opts = {
+    file: join(OUT, file),
+    kept: [join(KEPT, file)],
+    settings: armSettings(seed, ts, name, algorithm, start.pass),
+    source,
+    reuse: REUSE,
+    machine: nativeInfo(),
+  };
+  const run = () => arm(name === "maths" ? "wd1" : name, ts, seed, start.dir, algorithm, control);
+  const rec = ARMS.has(name) ? await seedResult(opts, run) : storedResult<ArmResult>(opts);
+  if (!rec) return null;
+  const { result, ...meta } = rec;
+  return {
+    ...result,
+    reused: meta.reused,
+    from: meta.from,
+    madeAt: meta.madeAt,
+    source: meta.source,
+    machine: meta.machine,
+  };
+}
 
-/** One seed: the sudoku start and its three arms, then (unless BENCH_WD1_NO_MATHS) the maths start and wd1. */
-async function runSeed(seed: number) {
-  const start = await makeStart(SUDOKU, seed);
-  const s = await passAt(start, SUDOKU, seed);
-  const w = await arm("wd1", SUDOKU, seed, start, WD1);
-  const c = await arm("control", SUDOKU, seed, start, WD1, true);
-  const d = await arm("d1", SUDOKU, seed, start, D1);
-  let maths: { start: PassByDecoding; wd1: ArmResult } | null = null;
+/** The SFT start of (task, seed) and its figures at every decoding. */
+async function startOf(ts: TaskSettings, seed: number) {
+  const dir = await makeStart(ts, seed);
+  return { dir, pass: await passAt(dir, ts, seed) };
+}
+
+/**
+ * One seed: the sudoku start and its three arms, then (unless BENCH_WD1_NO_MATHS) the maths start and wd1. Each arm is
+ * stored on its own, so the arms of a seed can run in different sessions (BENCH_WD1_ARMS picks which to measure).
+ */
+async function runSeed(seed: number, source: string) {
+  const start = await startOf(SUDOKU, seed);
+  const wd1 = await storedArm(seed, "wd1", SUDOKU, start, WD1, source);
+  const control = await storedArm(seed, "control", SUDOKU, start, WD1, source, true);
+  const d1 = await storedArm(seed, "d1", SUDOKU, start, D1, source);
+  let maths: { start: PassByDecoding; wd1: ArmRecord | null } | null = null;
   if (MATHS) {
-    const mStart = await makeStart(MATHS_TASK, seed);
-    maths = { start: await passAt(mStart, MATHS_TASK, seed), wd1: await arm("wd1", MATHS_TASK, seed, mStart, WD1) };
+    const mStart = await startOf(MATHS_TASK, seed);
+    maths = { start: mStart.pass, wd1: await storedArm(seed, "maths", MATHS_TASK, mStart, WD1, source) };
   }
-  return { start: s, wd1: w, control: c, d1: d, maths };
+  return { seed, start: start.pass, wd1, control, d1, maths };
+}
+
+type SeedRun = Awaited<ReturnType<typeof runSeed>>;
+
+/** Where a stored arm came from, for the summary. */
+const made = (a: ArmRecord) =>
+  a.reused
+    ? ` [reused ${a.from.replace(`${ROOT}/`, "")}, made ${a.madeAt}, source ${a.source.slice(0, 10)}, engine ${JSON.stringify(a.machine)}]`
+    : "";
+const curveOf = (a: ArmRecord) =>
+  `${a.stepSeconds.toFixed(1)} s/step, reward curve ${a.curve.map((x) => x.toFixed(2)).join(" ")}`;
+
+function printSeed(r: SeedRun) {
+  const best = gainOverBest(r.start, r.start).decoding;
+  console.error(`sudoku seed ${r.seed} (start's best decoding ${best}): start [${fmt(r.start)}]`);
+  const show = (label: string, a: ArmRecord | null, timed: boolean) =>
+    console.error(
+      a
+        ? `  ${label} [${fmt(a.pass)}]${picked(a)}${timed ? ` ${curveOf(a)}` : ""}${made(a)}`
+        : `  ${label}: not measured`,
+    );
+  show("wd1", r.wd1, true);
+  show("control", r.control, false);
+  show("d1", r.d1, true);
+  if (r.maths) {
+    console.error(`${MATHS_TASK.task} seed ${r.seed}: start [${fmt(r.maths.start)}]`);
+    show("wd1", r.maths.wd1, false);
+  }
 }
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.error(
-    `bench:wd1 seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}` +
-      `${REUSE ? " (BENCH_WD1_REUSE=1: seeds stored with the same settings are not rerun)" : ""}`,
+    `bench:wd1 seeds ${SEEDS.join(",")} split ${SPLIT}, measuring ${[...ARMS].join(", ")}` +
+      `${SMOKE ? " (smoke: the figures mean nothing)" : ""}` +
+      `${REUSE ? " (BENCH_WD1_REUSE=1: arms stored with the same settings are not rerun)" : ""}`,
   );
   const source = sourceHash(ROOT, WD1_SOURCES);
-  const records = [];
+  const runs: SeedRun[] = [];
   for (const seed of SEEDS) {
-    const name = `result-${SPLIT}-${seed}.json`;
-    const rec = await seedResult(
-      {
-        file: join(OUT, name),
-        kept: [join(KEPT, name)],
-        settings: seedSettings(seed),
-        source,
-        reuse: REUSE,
-        machine: nativeInfo(),
-      },
-      () => runSeed(seed),
-    );
-    records.push(rec);
-    const { start: s, wd1: w, control: c, d1: d, maths } = rec.result;
-    const best = gainOverBest(s, w.pass).decoding;
-    const where = rec.machine ? `, engine ${JSON.stringify(rec.machine)}` : "";
-    const made = rec.reused
-      ? ` (reused ${rec.from}, made ${rec.madeAt}, source ${rec.source.slice(0, 10)}${where})`
-      : "";
-    console.error(`sudoku seed ${seed} (start's best decoding ${best})${made}: start [${fmt(s)}]`);
-    console.error(
-      `  wd1 [${fmt(w.pass)}]${picked(w)} ${w.stepSeconds.toFixed(1)} s/step, reward curve ${w.curve.map((x) => x.toFixed(2)).join(" ")}`,
-    );
-    console.error(`  control [${fmt(c.pass)}]${picked(c)}`);
-    console.error(
-      `  d1 [${fmt(d.pass)}]${picked(d)} ${d.stepSeconds.toFixed(1)} s/step, reward curve ${d.curve.map((x) => x.toFixed(2)).join(" ")}`,
-    );
-    if (maths)
-      console.error(
-        `${MATHS_TASK.task} seed ${seed}: start [${fmt(maths.start)}] wd1 [${fmt(maths.wd1.pass)}]${picked(maths.wd1)}`,
-      );
+    const r = await runSeed(seed, source);
+    printSeed(r);
+    runs.push(r);
   }
-  if (sourcesDiffer(records)) {
-    console.error("note: the seeds were made by different versions of the code (see each seed's source hash above)");
+  const armsOf = (r: SeedRun) => [r.wd1, r.control, r.d1, ...(r.maths ? [r.maths.wd1] : [])];
+  const missing = runs.filter((r) => armsOf(r).some((a) => a === null)).map((r) => r.seed);
+  if (missing.length > 0) {
+    console.error(
+      `seeds ${missing.join(", ")} lack arms (neither measured now nor stored with these settings): no metrics or gate`,
+    );
+    return;
   }
-  const rows = records.map(({ result: r, settings }) => {
+  const complete = runs.map((r) => ({ ...r, wd1: r.wd1!, control: r.control!, d1: r.d1! }));
+  if (sourcesDiffer(complete.flatMap((r) => armsOf(r) as ArmRecord[]))) {
+    console.error(
+      "note: the arms were made by different versions of the code (see each reused arm's source hash above)",
+    );
+  }
+  const rows = complete.map((r) => {
     const gain = (a: PassByDecoding) => gainOverBest(r.start, a).atStartBest;
     return {
-      seed: (settings as { seed: number }).seed,
+      seed: r.seed,
       rl: gain(r.wd1.pass),
       control: gain(r.control.pass),
       d1: gain(r.d1.pass),
@@ -356,7 +435,7 @@ async function main(): Promise<void> {
     "ratio",
   );
   if (MATHS) {
-    const gains = records.map(({ result: r }) => gainOverBest(r.maths!.start, r.maths!.wd1.pass).atStartBest);
+    const gains = complete.map((r) => gainOverBest(r.maths!.start, r.maths!.wd1!.pass).atStartBest);
     line("wd1.maths_gain", 100 * summarize(gains).mean, "points");
   }
   const verdict = comparativeGate(rows, TARGET);

@@ -12,4 +12,4 @@ export { benchLine, comparativeGate, summarize, type GateVerdict, type SeedGains
 export { heldOutExamples, heldOutHalf, splitFromEnv } from "./splits.js";
 export { SFT_START_SOURCES, sourceHash } from "./source-hash.js";
 export { seedsFromEnv } from "./seeds.js";
-export { seedResult, sourcesDiffer, type SeedCacheOptions, type SeedRecord } from "./seed-cache.js";
+export { seedResult, sourcesDiffer, storedResult, type SeedCacheOptions, type SeedRecord } from "./seed-cache.js";

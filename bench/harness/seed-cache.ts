@@ -49,12 +49,8 @@ export async function seedResult<R>(
   opts: SeedCacheOptions,
   run: () => Promise<R>,
 ): Promise<SeedRecord<R> & { reused: boolean; from: string }> {
-  const wanted = JSON.stringify(opts.settings);
-  for (const f of opts.reuse ? [opts.file, ...(opts.kept ?? [])] : []) {
-    if (!existsSync(f)) continue;
-    const old = JSON.parse(readFileSync(f, "utf8")) as SeedRecord<R>;
-    if (JSON.stringify(old.settings) === wanted) return { ...old, reused: true, from: f };
-  }
+  const stored = storedResult<R>(opts);
+  if (stored) return stored;
   const { settings, source, machine } = opts;
   const madeAt = new Date().toISOString();
   const record: SeedRecord<R> = {
@@ -67,6 +63,22 @@ export async function seedResult<R>(
   mkdirSync(dirname(opts.file), { recursive: true });
   writeFileSync(opts.file, JSON.stringify(record, null, 1));
   return { ...record, reused: false, from: opts.file };
+}
+
+/**
+ * The first stored record among `file` and `kept` whose settings equal `settings` (as JSON), or null; always null
+ * unless `reuse` is set. Nothing is run or written.
+ */
+export function storedResult<R>(
+  opts: Pick<SeedCacheOptions, "file" | "kept" | "settings" | "reuse">,
+): (SeedRecord<R> & { reused: true; from: string }) | null {
+  const wanted = JSON.stringify(opts.settings);
+  for (const f of opts.reuse ? [opts.file, ...(opts.kept ?? [])] : []) {
+    if (!existsSync(f)) continue;
+    const old = JSON.parse(readFileSync(f, "utf8")) as SeedRecord<R>;
+    if (JSON.stringify(old.settings) === wanted) return { ...old, reused: true, from: f };
+  }
+  return null;
 }
 
 /** Whether the records were made by more than one version of the code (their source hashes differ). */
