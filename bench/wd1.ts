@@ -13,7 +13,8 @@
  * Gains are pass@1 (solved grids) minus the start's, both at the start's best decoding, in points. The gate: on
  * every seed wd1 gains ≥ 10 points and wd1's gain minus the control's is ≥ 10 points. Prints one JSON line per metric:
  * wd1.solved_gain, wd1.solved_gain_min, wd1.control_gain, wd1.minus_d1_solved (points), wd1.step_time_ratio
- * (wd1 / d1 seconds per RL step), wd1.maths_gain; then a summary with every arm at every decoding per seed.
+ * (wd1 / d1 seconds per RL step, from a timing pass that runs the two side by side in turns on the first seed's
+ * start), wd1.maths_gain; then a summary with every arm at every decoding per seed.
  * The paper reports 76.4 against 17.6 on sudoku and 81 s against 104 s per step (LLaDA-8B); we state what we see.
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_WD1_OUT (work folder, default
@@ -22,10 +23,12 @@
  * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
  * BENCH_WD1_PROMPTS and BENCH_WD1_INNER (prompts per RL step, inner iterations μ), BENCH_WD1_SELECT_EVERY
  * (steps between the checkpoints selection chooses from; 0 = the last checkpoint only),
- * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_REUSE=1 (report a seed
- * stored in the work folder, or kept in bench/results/wd1/, with the same settings instead of rerunning it, so seeds
- * can run in separate sessions; each stored seed records the hash of the code that made it, when, and the engine's
- * SIMD and thread count, and the report says when the code differs).
+ * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_ARMS (what to measure,
+ * some of wd1,control,d1,maths,timing; default all), BENCH_WD1_REUSE=1 (report an arm stored in the work folder, or
+ * kept in bench/results/wd1/, with the same settings and the same start instead of rerunning it, so the arms of a seed
+ * can run in separate sessions; each stored arm records the hash of the code that made it, when, and the engine's
+ * SIMD and thread count, and the report says when the code differs). Metrics and the gate are printed only when every
+ * arm of every seed is there.
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -52,6 +55,8 @@ import {
   withinGroupControl,
   type PassByDecoding,
 } from "./harness/index.js";
+import { interleave, pairedRatio, spread } from "./harness/interleave.js";
+import { loadSample, loadVerdict } from "./harness/load.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const SMOKE = process.env.BENCH_WD1_SMOKE === "1";
@@ -259,8 +264,11 @@ const picked = (a: { chosen: number; tuneByStep: Record<number, number> }) => {
 };
 const fmt = (p: PassByDecoding) => DECODINGS.map((d) => `${d.label} ${(100 * p[d.label]!).toFixed(1)}`).join(", ");
 
-/** The arms a run measures (BENCH_WD1_ARMS, default all): the rest are reported from stored records, or not at all. */
-const ARM_NAMES = ["wd1", "control", "d1", "maths"] as const;
+/**
+ * What a run measures (BENCH_WD1_ARMS, default all): the RL arms (the rest are reported from stored records, or not
+ * at all) and `timing`, the quiet side-by-side step timing of wd1 and d1 (never stored: it must run alone, now).
+ */
+const ARM_NAMES = ["wd1", "control", "d1", "maths", "timing"] as const;
 type ArmName = (typeof ARM_NAMES)[number];
 const ARMS = armsFromEnv(process.env.BENCH_WD1_ARMS);
 
@@ -359,6 +367,37 @@ async function runSeed(seed: number, source: string) {
 
 type SeedRun = Awaited<ReturnType<typeof runSeed>>;
 
+/** The timing pass: turns of TIMING.steps RL steps per algorithm, wd1 then d1, after one warm-up turn. */
+const TIMING = { steps: SMOKE ? 2 : 6, reps: SMOKE ? 1 : 3 };
+
+/**
+ * Seconds per RL step of wd1 and of d1 from the same start, measured side by side in turns (bench/harness/
+ * interleave.ts), with the load before and after: the arms' own step times come from runs hours or sessions apart,
+ * often with a neighbour, so `wd1.step_time_ratio` is taken from here. A turn's figure is the median of its steps after
+ * the first (which pays for loading the start and, for d1, the reference model).
+ */
+async function timeSteps(seed: number, startDir: string) {
+  const ts = { ...SUDOKU, rlSteps: TIMING.steps };
+  const turn = (name: string, algorithm: object) => async () => {
+    const config = recipe(
+      `sudoku-time-${name}-${seed}`,
+      ts,
+      seed,
+      algorithm,
+      { type: "checkpoint", path: startDir },
+      false,
+    );
+    const secs: number[] = [];
+    const onStep = (_s: unknown, m: Record<string, number>) => void secs.push(m["time/step"] ?? 0);
+    await train(config, { resume: false, overwrite: true, reporters: [{ onStep }] });
+    return spread(secs.slice(1)).median;
+  };
+  const before = loadSample();
+  const t = await interleave({ wd1: turn("wd1", WD1), d1: turn("d1", D1) }, TIMING.reps, 1);
+  const verdict = loadVerdict(before, loadSample(), nativeInfo()?.threads ?? 1);
+  return { wd1: t.wd1, d1: t.d1, ratio: pairedRatio(t.wd1.samples, t.d1.samples), verdict };
+}
+
 /** Where a stored arm came from, for the summary. */
 const made = (a: ArmRecord) =>
   a.reused
@@ -399,7 +438,19 @@ async function main(): Promise<void> {
     printSeed(r);
     runs.push(r);
   }
+  const timing = ARMS.has("timing")
+    ? await timeSteps(SEEDS[0]!, join(OUT, `sudoku-start-${SEEDS[0]}`, "checkpoints", "start"))
+    : null;
+  if (timing) {
+    const f = (x: { median: number; min: number; max: number }) =>
+      `${x.median.toFixed(2)} s (${x.min.toFixed(2)}-${x.max.toFixed(2)})`;
+    console.error(
+      `step time, seed ${SEEDS[0]}'s start, ${TIMING.reps} turns of ${TIMING.steps} steps each: wd1 ${f(timing.wd1)}, ` +
+        `d1 ${f(timing.d1)}, per-turn ratio ${f(timing.ratio).replace(/ s/g, "")}; ${timing.verdict.line}`,
+    );
+  }
   const armsOf = (r: SeedRun) => [r.wd1, r.control, r.d1, ...(r.maths ? [r.maths.wd1] : [])];
+  if (runs.length === 0) return;
   const missing = runs.filter((r) => armsOf(r).some((a) => a === null)).map((r) => r.seed);
   if (missing.length > 0) {
     console.error(
@@ -420,8 +471,6 @@ async function main(): Promise<void> {
       rl: gain(r.wd1.pass),
       control: gain(r.control.pass),
       d1: gain(r.d1.pass),
-      wd1Time: r.wd1.stepSeconds,
-      d1Time: r.d1.stepSeconds,
     };
   });
   const g = summarize(rows.map((r) => r.rl));
@@ -429,11 +478,8 @@ async function main(): Promise<void> {
   line("wd1.solved_gain_min", 100 * g.min, "points");
   line("wd1.control_gain", 100 * summarize(rows.map((r) => r.control)).mean, "points");
   line("wd1.minus_d1_solved", 100 * summarize(rows.map((r) => r.rl - r.d1)).mean, "points");
-  line(
-    "wd1.step_time_ratio",
-    summarize(rows.map((r) => r.wd1Time)).mean / summarize(rows.map((r) => r.d1Time)).mean,
-    "ratio",
-  );
+  if (timing) line("wd1.step_time_ratio", timing.ratio.median, "ratio");
+  else console.error("wd1.step_time_ratio: not measured (BENCH_WD1_ARMS without timing)");
   if (MATHS) {
     const gains = complete.map((r) => gainOverBest(r.maths!.start, r.maths!.wd1!.pass).atStartBest);
     line("wd1.maths_gain", 100 * summarize(gains).mean, "points");

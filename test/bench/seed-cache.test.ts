@@ -1,13 +1,13 @@
 /**
  * bench/harness/seed-cache.ts: a stored seed is reused only when asked and only with equal settings; otherwise the
  * seed runs and its record (settings, source hash, result) replaces the stored one. Kept (committed) records are read,
- * never written.
+ * never written. `storedResult` only looks a record up: it never runs or writes anything.
  */
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { seedResult, sourcesDiffer } from "../../bench/harness/index.js";
+import { seedResult, sourcesDiffer, storedResult } from "../../bench/harness/index.js";
 
 describe("seedResult", () => {
   const file = () => join(mkdtempSync(join(tmpdir(), "rlvr-seed-cache-")), "sub", "result-final-0.json");
@@ -55,6 +55,21 @@ describe("seedResult", () => {
     expect(miss).toMatchObject({ reused: false, from: f, result: 2, machine: { threads: 2 } });
     expect(JSON.parse(readFileSync(kept, "utf8"))).toMatchObject({ settings: { seed: 1 }, result: 1 });
     expect(JSON.parse(readFileSync(f, "utf8"))).toMatchObject({ settings: { seed: 2 }, source: "new", result: 2 });
+  });
+
+  it("storedResult finds an equal record without running or writing, and nothing unless reuse is set", async () => {
+    const f = file();
+    expect(storedResult({ file: f, settings: { seed: 0 }, reuse: true })).toBeNull();
+    expect(existsSync(f)).toBe(false);
+    await seedResult({ file: f, settings: { seed: 0 }, source: "aaa", reuse: false }, async () => 7);
+    expect(storedResult({ file: f, settings: { seed: 0 }, reuse: true })).toMatchObject({
+      reused: true,
+      from: f,
+      source: "aaa",
+      result: 7,
+    });
+    expect(storedResult({ file: f, settings: { seed: 1 }, reuse: true })).toBeNull();
+    expect(storedResult({ file: f, settings: { seed: 0 }, reuse: false })).toBeNull();
   });
 
   it("says when reused seeds were made by different code", () => {
