@@ -10,6 +10,9 @@
  *   {4 layers, d_model 256, 4 heads, seq 128, batch 8, vocab 512};
  * - train.llama20m.tokens_per_s: the same for a ~20M-parameter Llama shape (RoPE, RMSNorm, SwiGLU, GQA 8/4);
  * - train.{gpt,llama20m}.peak_frac: each side's training FLOP rate (src/models/flop-count.ts) over that peak;
+ * - train.llama20m.rss_mb: the peak resident memory of a fresh process that builds the 20M model and runs
+ *   RSS_STEPS training steps (rlvr: this script with --rss-child; PyTorch: engine_peer.py in its "rss" mode), each
+ *   side's runtime included; its ratio is rlvr / PyTorch, so lower is better;
  * - sample.tokens_per_s: 16 sequences x 128 new tokens through the KV cache (multinomial draws from the softmax
  *   of the last logits) with the GPT config.
  * - vision.encode.images_per_s and vision.rl_step.images_per_s: the vision encoder, and a full RL step (sampling,
@@ -28,8 +31,9 @@
  * machines set (they slow a current OpenBLAS); the PyTorch models use SDPA with enable_gqa and cached RoPE tables;
  * each peer's BLAS and ISA are printed.
  *
- * Usage: npm run bench:engine [-- --only matmul,train,sample,vision --steps 5 --threads 2 --no-peer --backend js]
+ * Usage: npm run bench:engine [-- --only matmul,train,rss,sample,vision --steps 5 --threads 2 --no-peer --backend js]
  */
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
@@ -48,11 +52,12 @@ import { PeerProcess } from "./harness/peer-process.js";
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: "string", default: "matmul,train,sample,vision" },
+    only: { type: "string", default: "matmul,train,rss,sample,vision" },
     steps: { type: "string", default: "5" },
     "no-peer": { type: "boolean", default: false },
     backend: { type: "string", default: "native" },
     threads: { type: "string", default: String(cpus().length) },
+    "rss-child": { type: "string" },
   },
 });
 const only = new Set(args.only.split(","));
@@ -300,6 +305,47 @@ function metrics(): Metric[] {
   return out;
 }
 
+/** Training steps (after one warm-up step) of the memory measurement. */
+const RSS_STEPS = 3;
+const MB = 1024 * 1024;
+
+/**
+ * `--rss-child NAME`: builds TRAIN[NAME], runs 1 + RSS_STEPS steps and prints {baseMb, peakMb}: the resident memory
+ * after the imports, before the model exists, and the process's peak (getrusage's maxrss).
+ */
+function rssChild(name: string): void {
+  const k = setBackend(args.backend === "js" ? "js" : "native");
+  if (k.name === "native") setNativeThreads(THREADS);
+  const baseMb = process.memoryUsage().rss / MB;
+  const t = TRAIN[name as keyof typeof TRAIN];
+  if (!t) throw new Error(`--rss-child: unknown shape ${name}`);
+  const { rep } = makeTrain(t);
+  for (let i = 0; i <= RSS_STEPS; i++) rep();
+  console.log(JSON.stringify({ baseMb, peakMb: (process.resourceUsage().maxRSS * 1024) / MB }));
+}
+
+/** The peak RSS of a fresh process training TRAIN.llama20m, for rlvr and (with .venv) PyTorch, one after the other. */
+function measureRss(): { rlvr: { baseMb: number; peakMb: number }; peer: { baseMb: number; peakMb: number } | null } {
+  const run = (cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.env) =>
+    JSON.parse(execFileSync(cmd, argv, { cwd: ROOT, env, encoding: "utf8" }).trim().split("\n").pop()!);
+  const self = fileURLToPath(import.meta.url);
+  const backendArgs = ["--backend", args.backend, "--threads", String(THREADS)];
+  const rlvr = run(process.execPath, ["--import", "tsx", self, "--rss-child", "llama20m", ...backendArgs]);
+  if (args["no-peer"] || !existsSync(PY)) return { rlvr, peer: null };
+  const settings = { ...TRAIN.llama20m, config: parseTransformerConfig(TRAIN.llama20m.config), steps: RSS_STEPS };
+  const script = join(ROOT, "bench", "peers", "engine_peer.py");
+  const peer = run(PY, [script, JSON.stringify({ threads: THREADS, rss: settings })], peerEnv());
+  return { rlvr, peer };
+}
+
+/** The peer's environment: without the OpenBLAS overrides some machines set (they slow a current OpenBLAS). */
+function peerEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.OPENBLAS_CORETYPE;
+  delete env.OPENBLAS_L2_SIZE;
+  return env;
+}
+
 /** The PyTorch peer, started and asked for its build; null (with the reason printed) when it cannot run. */
 async function startPeer(): Promise<{ peer: PeerProcess; info: Record<string, unknown> } | null> {
   if (args["no-peer"]) return null;
@@ -307,12 +353,9 @@ async function startPeer(): Promise<{ peer: PeerProcess; info: Record<string, un
     console.log(`peer skipped: no Python environment at ${PY} (the PyTorch comparison needs .venv with torch)`);
     return null;
   }
-  const env = { ...process.env };
-  delete env.OPENBLAS_CORETYPE;
-  delete env.OPENBLAS_L2_SIZE;
   const script = join(ROOT, "bench", "peers", "engine_peer.py");
   const peer = PeerProcess.start(PY, [script, JSON.stringify({ threads: THREADS })], {
-    env,
+    env: peerEnv(),
     onLog: (l) => console.log(`  peer: ${l}`),
   });
   try {
@@ -429,8 +472,30 @@ async function main(): Promise<void> {
   }
   await peer?.close();
   if (!peer) console.log("  (PyTorch peer skipped: rlvr figures only)");
+  if (only.has("rss")) {
+    const { rlvr, peer: p } = measureRss();
+    const rec: Record<string, unknown> = {
+      bench: "engine",
+      metric: "train.llama20m.rss_mb",
+      value: Number(rlvr.peakMb.toFixed(1)),
+      unit: "MB",
+    };
+    if (p)
+      Object.assign(rec, {
+        peer: peerLabel("torch"),
+        peerValue: Number(p.peakMb.toFixed(1)),
+        ratio: Number((rlvr.peakMb / p.peakMb).toFixed(3)),
+      });
+    console.log(JSON.stringify(rec));
+    const side = (x: { baseMb: number; peakMb: number }) =>
+      `${x.peakMb.toFixed(0)} MB (${x.baseMb.toFixed(0)} MB before the model)`;
+    console.log(
+      `  train.llama20m.rss_mb        rlvr ${side(rlvr)}${p ? `   vs pytorch-eager ${side(p)} → ${(rlvr.peakMb / p.peakMb).toFixed(2)}x` : ""}   (a fresh process, 1 + ${RSS_STEPS} steps; lower is better)`,
+    );
+  }
   const verdict = loadVerdict(before, loadSample(), THREADS);
   console.log(verdict.line);
 }
 
-await main();
+if (args["rss-child"]) rssChild(args["rss-child"]);
+else await main();

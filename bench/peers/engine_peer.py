@@ -6,7 +6,9 @@ drift of the machine lands on both sides alike. Started as `engine_peer.py '{"th
 - {"id", "op": "build", "key", "kind", "settings"}: builds a repetition (model, inputs, optimizer) under `key`;
 - {"id", "op": "time", "key"}: runs one repetition and answers its seconds.
 
-Each answer is one line {"id", "value"} or {"id", "error"} on stdout. The kinds measure exactly what bench/engine.ts
+Each answer is one line {"id", "value"} or {"id", "error"} on stdout. Started as `engine_peer.py '{"threads": N,
+"rss": settings}'` it serves nothing: it builds a train repetition from the settings, runs 1 + settings["steps"]
+steps, prints {"baseMb", "peakMb"} (resident memory after the imports, and the process's peak) and exits. The kinds measure exactly what bench/engine.ts
 measures for rlvr, on CPU with torch.set_num_threads(threads):
 - matmul: torch.mm of two (n, n) float32 matrices (a repetition is a burst of products lasting at least minTime;
   it answers seconds per product); numpy_matmul: the same with numpy.matmul (its own BLAS, usually OpenBLAS), a
@@ -314,8 +316,21 @@ def answer(req, reps):
     raise ValueError(f"unknown op {op!r}")
 
 
+def rss(settings):
+    """The peak resident memory (MB) of this process training one shape, and its memory before the model."""
+    import resource
+
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux; the peak so far, imports only
+    rep = make_train(settings)
+    for _ in range(1 + settings["steps"]):
+        rep()
+    print(json.dumps({"baseMb": base, "peakMb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+
+
 def main():
     torch.set_num_threads(int(_THREADS))
+    if len(sys.argv) > 1 and "rss" in json.loads(sys.argv[1]):
+        return rss(json.loads(sys.argv[1])["rss"])
     reps = {}
     for line in sys.stdin:
         req = json.loads(line)
