@@ -13,7 +13,8 @@
  * TRL's completions/mean_length: a side that stops earlier does less work), both reward curves, and the TRL option
  * names it set beside the rlvr settings they map to (`fromTrlGrpo`). Skips with a message when the local Python
  * environment with trl is absent (`.venv/bin/python`, or the interpreter named by BENCH_TRL_PYTHON).
- * BENCH_TRL_STEPS sets the steps (default 20); BENCH_TRL_SHAPES picks shapes (default `tiny,llama4x256`). The last
+ * It also prints how far rlvr's step is from its FLOP-count lower bound at the measured fp32 peak
+ * (`trl.rlvr_step_vs_bound` at llama4x256; `printBound`). BENCH_TRL_STEPS sets the steps (default 20); BENCH_TRL_SHAPES picks shapes (default `tiny,llama4x256`). The last
  * line is the load check (bench/harness/load.ts): the 1-minute load average before and after, and a warning that the
  * run does not count when either exceeds the 2 threads each side trains with.
  */
@@ -21,6 +22,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.js";
+import { fp32PeakGflops } from "../src/engine/backends/native.js";
+import { rlStepFlop } from "../src/models/flop-count.js";
+import { loadModel } from "../src/models/index.js";
+import { promptIds } from "../src/rollout/groups.js";
 import { getTask } from "../src/tasks/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
@@ -202,9 +207,40 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
       `model=${sh.shape ? JSON.stringify(sh.shape) : "parity fixture"} ` +
       `lr=${S.lr} beta=${S.beta} steps=${S.steps}, loss grpo; window: end of step 1 to end of step ${S.steps}`,
   );
+  printBound(sh, modelDir, prompts, ourRate, ourLength);
   printOptions(options);
   console.log(`  reward rlvr: ${ours.map((x) => x.toFixed(2)).join(" ")}`);
   console.log(`  reward TRL:  ${trlCurve.map((x) => x.toFixed(2)).join(" ")}`);
+}
+
+/**
+ * How far rlvr's step is from its FLOP-count lower bound (src/models/flop-count.ts `rlStepFlop`: sampling with a KV
+ * cache, the reference pass of β > 0, and one training step, at the mean prompt and completion lengths) run at the
+ * machine's measured fp32 peak: seconds per step over bound seconds, so 1 is the bound. Issue 21's target is ≤ 1.5 at
+ * llama4x256, printed as `trl.rlvr_step_vs_bound`; the tiny shape's figure is printed in words only.
+ */
+function printBound(sh: Shape, modelDir: string, prompts: { prompt: string }[], rate: number, completion: number) {
+  const peak = fp32PeakGflops();
+  if (peak === null) return console.log(`  [${sh.name}] no FLOP bound: the native addon is not built`);
+  const { model, tokenizer } = loadModel(modelDir);
+  const promptTokens = mean(prompts.map((p) => promptIds(tokenizer, p.prompt).length));
+  const rows = sh.G * sh.promptsPerStep;
+  const flop = rlStepFlop(model.config, {
+    rows,
+    promptTokens,
+    completionTokens: completion,
+    reference: S.beta > 0,
+    oldPolicy: false,
+  });
+  const boundSeconds = flop / 1e9 / peak;
+  const ratio = 1 / rate / boundSeconds;
+  if (sh.name === "llama4x256") console.log(benchLine("trl", "trl.rlvr_step_vs_bound", ratio, "x bound"));
+  console.log(
+    `  [${sh.name}] rlvr step ${(1000 / rate).toFixed(0)} ms vs its FLOP bound ${(1000 * boundSeconds).toFixed(1)} ms ` +
+      `(${(flop / 1e9).toFixed(2)} GFLOP: ${rows} rows, ${promptTokens.toFixed(1)} prompt + ${completion.toFixed(1)} ` +
+      `completion tokens, sampling + reference + train, at the measured fp32 peak ${peak.toFixed(0)} GFLOP/s): ` +
+      `${ratio.toFixed(1)}x (target ≤ 1.5x at llama4x256)`,
+  );
 }
 
 async function main(): Promise<void> {

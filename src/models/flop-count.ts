@@ -29,3 +29,48 @@ export function forwardFlop(c: TransformerConfig, batch: number, seq: number): n
 export function trainStepFlop(c: TransformerConfig, batch: number, seq: number): number {
   return 3 * forwardFlop(c, batch, seq);
 }
+
+/**
+ * The FLOP of sampling `newTokens` tokens for `rows` rows after a `prompt`-token prefill, with a KV cache: the
+ * prefill is one forward pass; each new token is one token's matrix products plus attention over the keys so far
+ * (the prompt, the tokens before it, and itself). The head runs once per new token.
+ */
+export function sampleFlop(c: TransformerConfig, rows: number, prompt: number, newTokens: number): number {
+  const d = c.dModel,
+    hd = headDimOf(c);
+  const q = c.nHeads * hd,
+    kv = c.nKvHeads * hd;
+  const perTokenLinear = 2 * (d * q + 2 * d * kv + q * d + (c.arch === "gpt2" ? 2 : 3) * d * c.dFf);
+  let flop = forwardFlop(c, rows, prompt);
+  for (let i = 0; i < newTokens; i++) {
+    const keys = prompt + i + 1;
+    flop += rows * (c.nLayers * (perTokenLinear + 2 * 2 * c.nHeads * keys * hd) + 2 * d * c.vocabSize);
+  }
+  return flop;
+}
+
+/** One GRPO step's shape: the rows sampled (prompts × G), their mean prompt and completion tokens, and the passes. */
+export interface RlStepShape {
+  rows: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** A frozen reference model's forward pass over every row (β > 0). */
+  reference: boolean;
+  /** A separate old-policy forward pass (μ > 1 without the sampler's log-probs). */
+  oldPolicy: boolean;
+}
+
+/**
+ * The FLOP of one GRPO step: sampling, then the forward passes over prompt + completion that the loss needs (the
+ * reference, the old policy) and one training step (forward and backward) of the policy. The least work any
+ * implementation does for that step, so seconds per step against FLOP / peak is how close a step is to its bound.
+ */
+export function rlStepFlop(c: TransformerConfig, s: RlStepShape): number {
+  const seq = s.promptTokens + s.completionTokens;
+  const passes = (s.reference ? 1 : 0) + (s.oldPolicy ? 1 : 0);
+  return (
+    sampleFlop(c, s.rows, s.promptTokens, s.completionTokens) +
+    passes * forwardFlop(c, s.rows, seq) +
+    trainStepFlop(c, s.rows, seq)
+  );
+}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseTransformerConfig } from "../../src/models/config.js";
-import { forwardFlop, trainStepFlop } from "../../src/models/flop-count.js";
+import { forwardFlop, rlStepFlop, sampleFlop, trainStepFlop } from "../../src/models/flop-count.js";
 
 describe("FLOP counts", () => {
   it("GPT: 7.25 GFLOP forward, 21.7 per training step, by hand", () => {
@@ -42,5 +42,30 @@ describe("FLOP counts", () => {
     // 2 rows × 10 tokens: linear 2·20·24,576 = 983,040; attention 4·2·4·10²·8 = 25,600; head 2·20·64·100 = 256,000.
     expect(forwardFlop(c, 2, 10)).toBe(2 * (983_040 + 25_600) + 256_000);
     expect(trainStepFlop(c, 2, 10)).toBe(3 * 2_273_280);
+  });
+
+  it("sampling with a KV cache: a prefill forward, then one token's products and causal attention per new token", () => {
+    const c = parseTransformerConfig({
+      arch: "llama",
+      vocabSize: 100,
+      dModel: 64,
+      nLayers: 2,
+      nHeads: 4,
+      nKvHeads: 2,
+      headDim: 8,
+      dFf: 96,
+      maxSeqLen: 32,
+    });
+    // Prefill of 2 rows × 10 tokens: 2,273,280 (above). New token i (0-based) attends to 11 + i keys: per row and
+    // layer 2·24,576 + 4·4·(11 + i)·8; the head 2·64·100 = 12,800 per row.
+    const token = (i: number) => 2 * (2 * (2 * 24_576 + 4 * 4 * (11 + i) * 8) + 12_800);
+    expect(sampleFlop(c, 2, 10, 0)).toBe(2_273_280);
+    expect(sampleFlop(c, 2, 10, 3)).toBe(2_273_280 + token(0) + token(1) + token(2));
+    // A GRPO step: sampling, a reference forward over prompt + completion (13 tokens), and a training step.
+    const shape = { rows: 2, promptTokens: 10, completionTokens: 3, reference: true, oldPolicy: false };
+    const step = sampleFlop(c, 2, 10, 3) + forwardFlop(c, 2, 13) + trainStepFlop(c, 2, 13);
+    expect(rlStepFlop(c, shape)).toBe(step);
+    expect(rlStepFlop(c, { ...shape, oldPolicy: true })).toBe(step + forwardFlop(c, 2, 13));
+    expect(rlStepFlop(c, { ...shape, reference: false })).toBe(step - forwardFlop(c, 2, 13));
   });
 });
