@@ -7,8 +7,11 @@
  * - `llama4x256`: a 4-layer, hidden-256 Llama with random weights (written at bench time to a temp folder by rlvr's
  *   saveModel, with the fixture's BPE tokenizer, so both sides load the same safetensors), G 8 × 4 prompts × 32 new
  *   tokens: a size where compute matters.
- * Both sides are timed over the same window: wall clock between step ends, from the end of step 1 to the end of the
- * last step, with evaluation, checkpoints and logging left out on both. Prints, per shape, `trl.<shape>.steps_per_s`
+ * The two train in lock-step, one step each in turn (rlvr's step, then TRL's; bench/harness/turn-peer.ts), so a
+ * neighbour or a drift of the machine lands on both alike; each side times its own steps (rlvr's time/step less its
+ * last step's evaluation and checkpoint; TRL's on_step_begin to on_step_end, so its logging is left out), and each
+ * rate is one over the median of steps 2 to the last (step 1 warms up). The readable line adds the range of the
+ * per-turn ratio. Prints, per shape, `trl.<shape>.steps_per_s`
  * with TRL as the peer (ratio rlvr / TRL; target ≥ 3), the mean completion length of each side (rlvr's length/mean,
  * TRL's completions/mean_length: a side that stops earlier does less work), both reward curves, and the TRL option
  * names it set beside the rlvr settings they map to (`fromTrlGrpo`). Skips with a message when the local Python
@@ -18,7 +21,7 @@
  * line is the load check (bench/harness/load.ts): the 1-minute load average before and after, and a warning that the
  * run does not count when either exceeds the 2 threads each side trains with.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { fromTrlGrpo, type TrlGrpoOptions } from "../src/algorithms/trl-options.js";
@@ -30,22 +33,12 @@ import { getTask } from "../src/tasks/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
 import { RunDir } from "../src/trainer/run-dir.js";
-import { jsonlReporter } from "../src/trainer/reporters.js";
+import { jsonlReporter, type Reporter } from "../src/trainer/reporters.js";
 import { benchLine } from "./harness/index.js";
+import { pairedRatio, spread } from "./harness/interleave.js";
 import { loadSample, loadVerdict } from "./harness/load.js";
-import {
-  FIXTURE,
-  haveTrl,
-  jsonLines,
-  PY,
-  ROOT,
-  rlvrSettingsFor,
-  runPython,
-  stepClock,
-  steadyStepsPerSecond,
-  writeLlama,
-  type LlamaShape,
-} from "./trl-shared.js";
+import { TurnPeer } from "./harness/turn-peer.js";
+import { FIXTURE, haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, writeLlama, type LlamaShape } from "./trl-shared.js";
 
 /** One timed configuration: the model (the fixture, or a random Llama of `shape`) and the batch. */
 interface Shape {
@@ -129,7 +122,7 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   if (sh.shape) writeLlama(modelDir, sh.shape, S.seed);
   const options = trlOptions(sh.maxNewTokens);
 
-  // ---- TRL
+  // ---- TRL's settings
   const settings = {
     model_dir: modelDir,
     out_dir: join(work, `${sh.name}-trl`),
@@ -145,15 +138,10 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
     trl_options: options,
     prompts,
   };
+  const turnDir = join(work, `${sh.name}-turns`);
+  mkdirSync(turnDir);
   const settingsPath = join(work, `${sh.name}-settings.json`);
-  writeFileSync(settingsPath, JSON.stringify(settings));
-  const trlSteps = jsonLines(await runPython(join(ROOT, "bench", "peers", "trl_grpo.py"), settingsPath), "step");
-  if (trlSteps.length < 2) {
-    throw new Error(`TRL printed ${trlSteps.length} step lines; need 2 or more (BENCH_TRL_STEPS >= 2)`);
-  }
-  const trlRate = steadyStepsPerSecond(trlSteps.map((l) => l.time!));
-  const trlCurve = trlSteps.map((l) => l.reward!);
-  const trlLength = mean(trlSteps.map((l) => l.length!));
+  writeFileSync(settingsPath, JSON.stringify({ ...settings, turns: TurnPeer.paths(turnDir) }));
 
   // ---- rlvr, same settings: fromTrlGrpo(options) field by field (z-score per group, seq-mean-token-mean, k3 KL)
   const mapped = rlvrSettingsFor(options);
@@ -179,13 +167,36 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
     checkpoint: { every: 0, keepBest: false },
     log: { sampleGroups: 0, progress: false },
   });
+
+  // ---- both, in turns: rlvr's step, then TRL's (bench/harness/turn-peer.ts); each side times its own steps
+  const trl = TurnPeer.start(PY, [join(ROOT, "bench", "peers", "trl_grpo.py"), settingsPath], turnDir);
+  const ourSeconds: number[] = [];
+  const turns: Reporter = {
+    onStep: (_step, m) => {
+      // The last step also evaluates and writes a checkpoint: left out, as TRL does neither.
+      ourSeconds.push(m["time/step"]! - (m["time/eval"] ?? 0) - (m["time/checkpoint"] ?? 0));
+      trl.step();
+    },
+  };
   const run = new RunDir(join(work, `${sh.name}-rlvr`));
-  const clock = stepClock([jsonlReporter(run)]);
-  await train(config, { reporters: [clock.reporter], resume: false });
+  try {
+    await train(config, { reporters: [jsonlReporter(run), turns], resume: false });
+  } catch (err) {
+    trl.kill();
+    throw err;
+  }
+  const trlSteps = jsonLines(await trl.finish(), "step");
+  if (trlSteps.length !== S.steps || S.steps < 2) {
+    throw new Error(`TRL printed ${trlSteps.length} step lines for ${S.steps} steps; need 2 or more (BENCH_TRL_STEPS)`);
+  }
+  // The first step of each side pays for warming up (allocation, JIT, thread start): both rates leave it out.
+  const trlSeconds = trlSteps.map((l) => l.seconds!);
+  const trlRate = 1 / spread(trlSeconds.slice(1)).median;
+  const ourRate = 1 / spread(ourSeconds.slice(1)).median;
+  const perTurn = pairedRatio(trlSeconds.slice(1), ourSeconds.slice(1)); // TRL seconds / rlvr seconds
+  const trlCurve = trlSteps.map((l) => l.reward!);
+  const trlLength = mean(trlSteps.map((l) => l.length!));
   const metrics = run.metrics();
-  // Evaluation (the trainer evaluates after the last step) and checkpoints (written at the last step) are left out.
-  const excluded = metrics.map((m) => (m["time/eval"] ?? 0) + (m["time/checkpoint"] ?? 0));
-  const ourRate = steadyStepsPerSecond(clock.ends, excluded);
   const ours = metrics.map((m) => m["reward/mean"]!);
   const ourLength = mean(metrics.map((m) => m["length/mean"]!));
 
@@ -201,11 +212,12 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   console.log(JSON.stringify({ ...rewards, curve: round(ours), peerCurve: round(trlCurve) }));
   console.log(
     `[${sh.name}] rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ` +
-      `${ratio.toFixed(2)}x (target >= 3x); ` +
+      `${ratio.toFixed(2)}x (target >= 3x; per turn ${perTurn.min.toFixed(2)}-${perTurn.max.toFixed(2)}, median ` +
+      `${perTurn.median.toFixed(2)}); ` +
       `mean completion length rlvr ${ourLength.toFixed(1)} TRL ${trlLength.toFixed(1)} tokens; settings G=${sh.G} ` +
       `Q=${sh.promptsPerStep} maxNew=${sh.maxNewTokens} ` +
       `model=${sh.shape ? JSON.stringify(sh.shape) : "parity fixture"} ` +
-      `lr=${S.lr} beta=${S.beta} steps=${S.steps}, loss grpo; window: end of step 1 to end of step ${S.steps}`,
+      `lr=${S.lr} beta=${S.beta} steps=${S.steps}, loss grpo; in turns, median seconds per step of steps 2-${S.steps}`,
   );
   printBound(sh, modelDir, prompts, ourRate, ourLength);
   printOptions(options);

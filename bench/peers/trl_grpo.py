@@ -5,16 +5,28 @@ the same prompts, G, prompts per step, learning rate, beta, max new tokens, loss
 JSON line per step {"step", "reward", "length", "time"} plus a final {"steps_per_s"}. `model_dir` may name another
 checkpoint written by rlvr's saveModel (bench:trl's larger shape). "time" is the wall clock at the end of the step
 (TRL's on_step_end) since training began, less the time spent in the trainer's `log` (metric averaging, callbacks,
-printing), so the steady-state window bench/trl.ts takes between step ends excludes logging; no evaluation or
+printing), and "seconds" the step's own time from TRL's on_step_begin to its on_step_end (what bench/trl.ts compares,
+so logging is left out); no evaluation or
 checkpoint runs. "length" is TRL's completions/mean_length. `trl_options` in the settings (GRPOConfig
 fields by TRL's names, which bench/trl.ts prints beside the rlvr settings) override the fields below. The reward mirrors the
 "addition" task's rule: the completion, cut after its first "}" (the task's stop string, where rlvr's sampler stops),
 scores 0.2 when it is exactly one non-empty \\boxed{...}, plus 1 when the box holds the answer.
+
+With "turns" in the settings ({"go", "done"}: two named pipes), it trains in lock-step with rlvr, one step each in turn
+(bench/harness/turn-peer.ts): "ready" when training begins, then each step waits for a "go" line and answers "done".
 """
 import json
 import re
 import sys
 import time
+
+# In lock-step with rlvr (settings "turns"; bench/harness/turn-peer.ts), the pipes are opened before the heavy imports,
+# so that a failure anywhere after this point reaches bench:trl as an "error" line instead of leaving it waiting.
+SETTINGS = json.load(open(sys.argv[1]))
+TURNS = None
+if "turns" in SETTINGS:
+    TURNS = {"done": open(SETTINGS["turns"]["done"], "w", buffering=1)}
+    TURNS["go"] = open(SETTINGS["turns"]["go"], "r")
 
 import torch
 from datasets import Dataset
@@ -50,20 +62,35 @@ class StepLog(TrainerCallback):
         self.trainer = None
         self.step_end = None
 
+        self.step_begin = None
+        self.seconds = None
+
     def on_train_begin(self, args, state, control, **kw):
         self.t0 = time.perf_counter()
+        if TURNS:
+            TURNS["done"].write("ready\n")
+
+    def on_step_begin(self, args, state, control, **kw):
+        if TURNS and not TURNS["go"].readline():
+            raise RuntimeError("bench:trl closed the turn pipe")
+        self.step_begin = time.perf_counter()
 
     def on_step_end(self, args, state, control, **kw):
-        self.step_end = time.perf_counter() - self.t0 - self.trainer.log_seconds
+        now = time.perf_counter()
+        self.step_end = now - self.t0 - self.trainer.log_seconds
+        self.seconds = now - self.step_begin
+        if TURNS:
+            TURNS["done"].write("done\n")
 
     def on_log(self, args, state, control, logs=None, **kw):
         if logs and "reward" in logs:
             print(json.dumps({"step": state.global_step, "reward": logs["reward"],
-                              "length": logs.get("completions/mean_length"), "time": self.step_end}), flush=True)
+                              "length": logs.get("completions/mean_length"), "time": self.step_end,
+                              "seconds": self.seconds}), flush=True)
 
 
 def main():
-    s = json.load(open(sys.argv[1]))
+    s = SETTINGS
     torch.manual_seed(s["seed"])
     torch.set_num_threads(s.get("threads", 2))
     tok = PreTrainedTokenizerFast(tokenizer_file=f"{s['model_dir']}/tokenizer.json")
@@ -111,4 +138,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException as e:
+        if TURNS:
+            TURNS["done"].write(f"error {type(e).__name__}: {e}".replace("\n", " ") + "\n")
+        raise
