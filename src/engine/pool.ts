@@ -7,6 +7,11 @@
  * probabilities, log-sum-exp, norm statistics) or a rule's scratch array dies, and returns it here; new
  * outputs and gradients are served from here first. Tensors a caller can see are never released, so nothing
  * needs disposing and no user-visible array is ever reused behind the caller's back.
+ *
+ * The one exception is asked for: `tidy(fn)` returns every buffer served during `fn` to the pool when it ends,
+ * except those holding the result. It is for loops that call a pure forward pass under `noGrad` many times
+ * (decoding): there the outputs of every layer die at once, but only the caller knows it. Measured on the
+ * wd1 sudoku decode (96 rows, 34 steps), fresh arrays and the GC took 28% of the main thread's time without it.
  */
 
 /** Smallest buffer worth pooling (smaller ones are cheap to allocate). */
@@ -18,19 +23,56 @@ const free = new Map<number, Float32Array[]>();
 const pooled = new WeakSet<Float32Array>();
 let pooledBytes = 0;
 
+/** The buffers served inside each open `tidy` scope, innermost last. */
+const scopes: Float32Array[][] = [];
+
 /** A zero-filled Float32Array of `n` elements, reused from the pool when one of that size is free. */
 export function allocZeroed(n: number): Float32Array {
   const b = take(n);
-  if (b) {
-    b.fill(0);
-    return b;
-  }
-  return new Float32Array(n);
+  if (b) b.fill(0);
+  return track(b ?? new Float32Array(n));
 }
 
 /** A Float32Array of `n` elements with unspecified contents, for outputs a kernel overwrites completely. */
 export function allocUninit(n: number): Float32Array {
-  return take(n) ?? new Float32Array(n);
+  return track(take(n) ?? new Float32Array(n));
+}
+
+function track(b: Float32Array): Float32Array {
+  if (scopes.length > 0 && b.length >= MIN_LENGTH) scopes[scopes.length - 1]!.push(b);
+  return b;
+}
+
+/**
+ * Runs `fn` and then returns to the pool every buffer the engine served during it (tensor outputs, scratch), except
+ * the buffers behind `keep(result)` (arrays, or views into them; by default the result itself when it is a tensor or
+ * an array of tensors). Kept buffers pass to the enclosing scope, if any. Only for code whose intermediate tensors
+ * die with it: a forward pass under `noGrad` that stores no tensor anywhere (no graph, no cache built from pooled
+ * buffers). A tensor that escapes some other way would have its storage reused behind it.
+ */
+export function tidy<T>(fn: () => T, keep: (result: T) => readonly Float32Array[] = dataOf): T {
+  scopes.push([]);
+  let result: T;
+  let served: Float32Array[];
+  try {
+    result = fn();
+  } finally {
+    served = scopes.pop()!;
+  }
+  const kept = new Set<ArrayBufferLike>(keep(result).map((a) => a.buffer));
+  const outer = scopes[scopes.length - 1];
+  for (const b of served) {
+    if (!kept.has(b.buffer)) release(b);
+    else outer?.push(b);
+  }
+  return result;
+}
+
+/** The storage of a tensor-like result: `.data` of it, or of each element of an array. */
+function dataOf(result: unknown): Float32Array[] {
+  const one = (x: unknown) => (x as { data?: unknown } | null)?.data;
+  const all = Array.isArray(result) ? result.map(one) : [one(result)];
+  return all.filter((d): d is Float32Array => d instanceof Float32Array);
 }
 
 function take(n: number): Float32Array | null {

@@ -16,7 +16,7 @@
  * records the step at which each position was unmasked, which the trajectory estimator replays
  * (src/algorithms/masked-estimator.ts).
  */
-import { noGrad } from "../engine/index.js";
+import { noGrad, tidy } from "../engine/index.js";
 import type { DiffusionLM } from "../models/diffusion-lm.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import { ConfigError, type Rng } from "../util/index.js";
@@ -122,24 +122,12 @@ export function sampleDiffusion(
   model.eval();
   try {
     for (let blk = 0; blk < blocks; blk++) {
-      const lo = P + blk * o.blockLength;
-      const hi = lo + o.blockLength;
       for (let s = 0; s < perBlock; s++) {
-        const logits = noGrad(() => model.forward(x, B, T, { mask: attn })).data; // (B, T, V)
-        for (let b = 0; b < B; b++) {
-          const cands: { j: number; tok: number; score: number }[] = [];
-          for (let j = lo; j < hi; j++) {
-            if (x[b * T + j] !== maskId) continue;
-            const row = logits.subarray((b * T + j) * V, (b * T + j + 1) * V);
-            const { tok, prob } = propose(row, maskId, o.temperature, rng);
-            cands.push({ j, tok, score: o.remasking === "lowConfidence" ? prob : rng.random() });
-          }
-          cands.sort((a, c) => c.score - a.score || a.j - c.j); // stable: ties go left to right
-          for (const c of cands.slice(0, schedule[s]!)) {
-            x[b * T + c.j] = c.tok;
-            unmaskedAt[b * G + c.j - P] = blk * perBlock + s;
-          }
-        }
+        // One step's tensors, the logits included, go back to the engine's pool when it ends (tidy, keeping none).
+        tidy(
+          () => unmaskStep(blk, s),
+          () => [],
+        );
         if (opts.onStep) {
           const answers = new Int32Array(B * G);
           for (let b = 0; b < B; b++) answers.set(x.subarray(b * T + P, (b + 1) * T), b * G);
@@ -149,6 +137,26 @@ export function sampleDiffusion(
     }
   } finally {
     model.train(wasTraining);
+  }
+  /** Step s of block blk: one forward pass, then the step's quota of each row's masked positions is unmasked. */
+  function unmaskStep(blk: number, s: number): void {
+    const lo = P + blk * o.blockLength;
+    const hi = lo + o.blockLength;
+    const logits = noGrad(() => model.forward(x, B, T, { mask: attn })).data; // (B, T, V)
+    for (let b = 0; b < B; b++) {
+      const cands: { j: number; tok: number; score: number }[] = [];
+      for (let j = lo; j < hi; j++) {
+        if (x[b * T + j] !== maskId) continue;
+        const row = logits.subarray((b * T + j) * V, (b * T + j + 1) * V);
+        const { tok, prob } = propose(row, maskId, o.temperature, rng);
+        cands.push({ j, tok, score: o.remasking === "lowConfidence" ? prob : rng.random() });
+      }
+      cands.sort((a, c) => c.score - a.score || a.j - c.j); // stable: ties go left to right
+      for (const c of cands.slice(0, schedule[s]!)) {
+        x[b * T + c.j] = c.tok;
+        unmaskedAt[b * G + c.j - P] = blk * perBlock + s;
+      }
+    }
   }
   return prompts.map((_, b) => {
     const generated = Array.from(x.subarray(b * T + P, (b + 1) * T));

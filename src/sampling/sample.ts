@@ -10,7 +10,7 @@
  * The recorded log-prob of a token is log_softmax(logits / T) of the unfiltered distribution (see ./filter.ts),
  * which is what a training forward pass over the same tokens computes.
  */
-import { noGrad, type Tensor } from "../engine/index.js";
+import { noGrad, tidy, type Tensor } from "../engine/index.js";
 import type { KVCache, Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { RgbImage } from "../util/image.js";
@@ -149,13 +149,17 @@ export class DecodeSession {
     this.anyPad = pad.some((n) => n > 0);
     this.len = promptLen;
     this.cache = model.newCache(batch, total);
-    this.logits = noGrad(() =>
-      model.forward(ids, batch, promptLen, {
-        cache: this.cache,
-        lastOnly: true,
-        ...this.maskFor(promptLen),
-        ...(opts.images ? { images: opts.images } : {}), // images enter once, in the prefill
-      }),
+    // Every forward's intermediates go back to the engine's pool at once (tidy keeps only the logits): the cache
+    // copies each layer's keys and values into its own arrays, so nothing else outlives the call.
+    this.logits = tidy(() =>
+      noGrad(() =>
+        model.forward(ids, batch, promptLen, {
+          cache: this.cache,
+          lastOnly: true,
+          ...this.maskFor(promptLen),
+          ...(opts.images ? { images: opts.images } : {}), // images enter once, in the prefill
+        }),
+      ),
     );
   }
 
@@ -177,7 +181,7 @@ export class DecodeSession {
       throw new ConfigError(`DecodeSession.feed: ${width} tokens do not fit; ${this.room} slots left`);
     this.len += width;
     const opts = { cache: this.cache, lastOnly: true, ...this.maskFor(this.len) };
-    this.logits = noGrad(() => this.model.forward(ids, this.batch, width, opts));
+    this.logits = tidy(() => noGrad(() => this.model.forward(ids, this.batch, width, opts)));
   }
 
   /** Row b's logits after its last fed token: (V) (a view; valid until the next `feed`). */

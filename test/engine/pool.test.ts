@@ -1,10 +1,11 @@
 /**
  * The buffer pool recycles only what the engine owns: repeated training steps with tensors big enough to be
  * pooled give bit-identical gradients, and nothing a caller holds (outputs, leaf gradients) changes later.
+ * `tidy` returns a scope's intermediates and keeps exactly what the caller keeps (the result, a view's buffer).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as E from "../../src/engine/index.js";
-import { pooledByteCount, release } from "../../src/engine/pool.js";
+import { clearPool, pooledByteCount, release } from "../../src/engine/pool.js";
 import { Rng } from "../../src/util/rng.js";
 
 describe.each(E.availableBackends())("buffer pool on %s", (name) => {
@@ -107,5 +108,69 @@ describe.each(E.availableBackends())("uninitialised outputs on %s", (name) => {
     const att = E.scaledDotProductAttention(q, q, q, { mask });
     finite(att);
     expect(att.data[0]).toBe(0);
+  });
+});
+
+describe.each(E.availableBackends())("tidy on %s", (name) => {
+  beforeAll(() => void E.setBackend(name));
+
+  /** A forward pass with intermediates big enough to pool (64 × 64 = 4096 elements each). */
+  const forward = (x: E.Tensor, w: E.Tensor) => E.softmax(E.gelu(E.matmul(E.rmsNorm(x, E.ones([64])), w)));
+
+  it("returns the intermediates to the pool and keeps the result intact while they are reused", () => {
+    const rng = new Rng(5);
+    const x = E.randn([64, 64], rng);
+    const w = E.randn([64, 64], rng, 0.2);
+    const plain = E.noGrad(() => forward(x, w));
+    clearPool();
+    const y = E.tidy(() => E.noGrad(() => forward(x, w)));
+    // Every intermediate (norm, matmul, gelu: 3 buffers of 16 KB, plus any scratch) came back; the result did not.
+    expect(pooledByteCount()).toBeGreaterThanOrEqual(3 * 4096 * 4);
+    expect(Array.from(y.data)).toEqual(Array.from(plain.data));
+    // The next passes take those buffers; the kept result does not change under them.
+    const kept = y.data.slice();
+    for (let i = 0; i < 3; i++)
+      E.tidy(
+        () => E.noGrad(() => forward(E.mul(x, i + 2), w)),
+        () => [],
+      );
+    expect(Array.from(y.data)).toEqual(Array.from(kept));
+  });
+
+  it("keeps the buffer behind a kept view, and an inner scope's result only as long as the outer scope keeps it", () => {
+    const x = E.randn([128, 64], new Rng(6));
+    clearPool();
+    const whole = E.tidy(
+      () => E.mul(x, 2),
+      (t) => [t.data.subarray(10, 20)],
+    );
+    expect(pooledByteCount()).toBe(0); // its only buffer is behind the kept view
+    let inner: E.Tensor | null = null;
+    E.tidy(
+      () => {
+        inner = E.tidy(() => E.mul(x, 3)); // kept by the inner scope, handed to the outer one
+        expect(pooledByteCount()).toBe(0);
+        return E.add(inner, 1);
+      },
+      () => [],
+    );
+    // The outer scope kept nothing, so the inner result and the sum are both back in the pool (no caller may hold an
+    // inner result beyond its outer scope), and the next two outputs of that size reuse them.
+    expect(pooledByteCount()).toBe(2 * 128 * 64 * 4);
+    const next = [E.mul(x, 4), E.mul(x, 5)].map((t) => t.data.buffer);
+    expect(next.includes(inner!.data.buffer)).toBe(true);
+    expect(next.includes(whole.data.buffer)).toBe(false);
+  });
+
+  it("releases nothing when fn throws", () => {
+    const x = E.randn([128, 64], new Rng(7));
+    clearPool();
+    expect(() =>
+      E.tidy(() => {
+        E.mul(x, 4);
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(pooledByteCount()).toBe(0);
   });
 });
