@@ -21,7 +21,7 @@
  * length with eos after its answer (the sampler decodes `genLength` positions and cuts at the first eos).
  */
 import { ConfigError, type Rng } from "../util/index.js";
-import { add, backward, clipGradNorm, mul, noGrad, sum, tensor, type Tensor } from "../engine/index.js";
+import { add, backward, clipGradNorm, mul, noGrad, sum, tensor, tidy, type Tensor } from "../engine/index.js";
 import {
   isDiffusionLM,
   lladaLoss,
@@ -198,7 +198,7 @@ export function updateDiffusionPolicy(a: DiffusionUpdateArgs): Record<string, nu
   };
   // Old and reference estimates under each iteration's mask, before any update (diffu-GRPO only).
   const frozenRows = (m: Transformer) =>
-    noGrad(() => seeds.map((seed) => micros.map((mg) => estimate(m, mg.flat(), loss, a, seed).rows)));
+    noGrad(() => seeds.map((seed) => micros.map((mg) => tidy(() => estimate(m, mg.flat(), loss, a, seed).rows))));
   const old = loss.oldLogprobs(mu) ? frozenRows(model) : null;
   if (loss.reference && !a.reference) throw new ConfigError("diffuGrpo with kl.beta > 0 needs the reference model");
   const ref = loss.reference ? frozenRows(a.reference!) : null;

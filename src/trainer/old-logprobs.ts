@@ -9,7 +9,7 @@
  * A remote completion whose inference log-probs could not be aligned with its tokens (re-tokenised text) is always
  * recomputed, and gets w_IS = 1 in `recompute` mode: there is nothing to correct it against.
  */
-import { noGrad } from "../engine/index.js";
+import { noGrad, tidy } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import { correctionWeights, resolveOldLogprobs, type OffPolicyConfig } from "../algorithms/off-policy.js";
 import type { Rollout } from "../rollout/types.js";
@@ -40,12 +40,15 @@ export class OldLogprobs {
     const { padId, microBatchSize, temperature } = this.run;
     noGrad(() => {
       for (const mb of chunks(todo, microBatchSize)) {
-        const p = packRollouts(mb, padId);
-        const { logp } = gridLogprobs(this.model, p, temperature); // logp: (B, T)
-        mb.forEach((r, b) => {
-          const fresh = r.completionIds.map((_, j) => logp.data[b * p.T + p.starts[b]! + j]!);
-          if (this.mode === "recompute") this.inference.set(r, noLogprobs?.has(r) ? null : r.samplerLogprobs);
-          r.samplerLogprobs = fresh;
+        // The log-probs are copied out as numbers, so every tensor of the pass goes back to the pool (tidy).
+        tidy(() => {
+          const p = packRollouts(mb, padId);
+          const { logp } = gridLogprobs(this.model, p, temperature); // logp: (B, T)
+          mb.forEach((r, b) => {
+            const fresh = r.completionIds.map((_, j) => logp.data[b * p.T + p.starts[b]! + j]!);
+            if (this.mode === "recompute") this.inference.set(r, noLogprobs?.has(r) ? null : r.samplerLogprobs);
+            r.samplerLogprobs = fresh;
+          });
         });
       }
     });

@@ -14,6 +14,7 @@ import {
   neg,
   noGrad,
   softmax,
+  tidy,
   sub,
   sum,
   tensor,
@@ -63,9 +64,12 @@ export function referenceLogprobs(
 ): void {
   noGrad(() => {
     for (const mb of chunks(rollouts, microBatchSize)) {
-      const p = packRollouts(mb, padId);
-      const { logp } = gridLogprobs(reference, p, temperature); // logp: (B, T)
-      mb.forEach((r, b) => (r.refLogprobs = r.completionIds.map((_, j) => logp.data[b * p.T + p.starts[b]! + j]!)));
+      // Copied out as numbers: every tensor of the pass goes back to the pool (tidy).
+      tidy(() => {
+        const p = packRollouts(mb, padId);
+        const { logp } = gridLogprobs(reference, p, temperature); // logp: (B, T)
+        mb.forEach((r, b) => (r.refLogprobs = r.completionIds.map((_, j) => logp.data[b * p.T + p.starts[b]! + j]!)));
+      });
     }
   });
 }

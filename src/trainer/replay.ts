@@ -19,7 +19,7 @@
  * the question's accuracy counts only its fresh rollouts (G − 1 of them in a mixed group); the buffer's state is
  * saved in each checkpoint (`TrainerState.replay`), so a resumed run replays what an uninterrupted one would.
  */
-import { noGrad } from "../engine/index.js";
+import { noGrad, tidy } from "../engine/index.js";
 import type { Transformer } from "../models/transformer.js";
 import type { Rng } from "../util/index.js";
 import { ReplayBuffer, type ReplayRollout, type ReplayState, type AlgorithmConfig } from "../algorithms/index.js";
@@ -84,18 +84,20 @@ export function replayedRollout(s: StoredRollout, groupId: string, index: number
 
 /** Mean entropy of softmax(logits / T) over a stored answer's trained tokens under `model` (no graph). */
 export function meanTokenEntropy(model: Transformer, s: StoredRollout, padId: number, temperature: number): number {
-  return noGrad(() => {
-    const p = packRollouts([replayedRollout(s, "entropy", 0)], padId);
-    const { logits } = gridLogprobs(model, p, temperature); // logits: (1, T, V)
-    const ent = entropyGrid(logits, p.mask, temperature);
-    let sum = 0;
-    let n = 0;
-    p.mask.forEach((m, k) => {
-      sum += m * ent[k]!;
-      n += m;
-    });
-    return n > 0 ? sum / n : 0;
-  });
+  return noGrad(() =>
+    tidy(() => {
+      const p = packRollouts([replayedRollout(s, "entropy", 0)], padId);
+      const { logits } = gridLogprobs(model, p, temperature); // logits: (1, T, V)
+      const ent = entropyGrid(logits, p.mask, temperature);
+      let sum = 0;
+      let n = 0;
+      p.mask.forEach((m, k) => {
+        sum += m * ent[k]!;
+        n += m;
+      });
+      return n > 0 ? sum / n : 0;
+    }),
+  );
 }
 
 /** The loop's replay state across steps (see the file comment). */
