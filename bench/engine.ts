@@ -39,7 +39,17 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Optimizer, adamw, backend, crossEntropy, noGrad, reshape, setBackend, backward } from "../src/engine/index.js";
+import {
+  Optimizer,
+  adamw,
+  backend,
+  crossEntropy,
+  noGrad,
+  reshape,
+  setBackend,
+  backward,
+  tidy,
+} from "../src/engine/index.js";
 import { parseTransformerConfig, type TransformerConfigInput } from "../src/models/config.js";
 import { Transformer } from "../src/models/transformer.js";
 import { fp32PeakGflops, nativeInfo, setNativeThreads } from "../src/engine/backends/native.js";
@@ -190,7 +200,8 @@ function makeSample(): () => number {
   const run = () =>
     noGrad(() => {
       const cache = model.newCache(batch, promptLen + newTokens);
-      let logits = model.forward(prompt, batch, promptLen, { cache }); // (B, promptLen, V)
+      // Each forward inside tidy, as DecodeSession decodes: its intermediates go back to the pool, the logits stay.
+      let logits = tidy(() => model.forward(prompt, batch, promptLen, { cache })); // (B, promptLen, V)
       const last = new Float32Array(batch * cfg.vocabSize);
       const tok = new Int32Array(batch);
       let seqLen = promptLen;
@@ -201,7 +212,7 @@ function makeSample(): () => number {
             b * cfg.vocabSize,
           );
         drawTokens(last, batch, cfg.vocabSize, rng, tok);
-        logits = model.forward(tok, batch, 1, { cache }); // (B, 1, V)
+        logits = tidy(() => model.forward(tok, batch, 1, { cache })); // (B, 1, V)
         seqLen = 1;
       }
     });
