@@ -448,6 +448,7 @@ async function main(): Promise<void> {
       `step time, seed ${SEEDS[0]}'s start, ${TIMING.reps} turns of ${TIMING.steps} steps each: wd1 ${f(timing.wd1)}, ` +
         `d1 ${f(timing.d1)}, per-turn ratio ${f(timing.ratio).replace(/ s/g, "")}; ${timing.verdict.line}`,
     );
+    line("wd1.step_time_ratio", timing.ratio.median, "ratio");
   }
   const armsOf = (r: SeedRun) => [r.wd1, r.control, r.d1, ...(r.maths ? [r.maths.wd1] : [])];
   if (runs.length === 0) return;
@@ -478,8 +479,6 @@ async function main(): Promise<void> {
   line("wd1.solved_gain_min", 100 * g.min, "points");
   line("wd1.control_gain", 100 * summarize(rows.map((r) => r.control)).mean, "points");
   line("wd1.minus_d1_solved", 100 * summarize(rows.map((r) => r.rl - r.d1)).mean, "points");
-  if (timing) line("wd1.step_time_ratio", timing.ratio.median, "ratio");
-  else console.error("wd1.step_time_ratio: not measured (BENCH_WD1_ARMS without timing)");
   if (MATHS) {
     const gains = complete.map((r) => gainOverBest(r.maths!.start, r.maths!.wd1!.pass).atStartBest);
     line("wd1.maths_gain", 100 * summarize(gains).mean, "points");
