@@ -38,7 +38,17 @@ import { benchLine } from "./harness/index.js";
 import { pairedRatio, spread } from "./harness/interleave.js";
 import { loadSample, loadVerdict } from "./harness/load.js";
 import { TurnPeer } from "./harness/turn-peer.js";
-import { FIXTURE, haveTrl, jsonLines, PY, ROOT, rlvrSettingsFor, writeLlama, type LlamaShape } from "./trl-shared.js";
+import {
+  FIXTURE,
+  haveTrl,
+  jsonLines,
+  PY,
+  ROOT,
+  rlvrSettingsFor,
+  steadyStepsPerSecond,
+  writeLlama,
+  type LlamaShape,
+} from "./trl-shared.js";
 
 /** One timed configuration: the model (the fixture, or a random Llama of `shape`) and the batch. */
 interface Shape {
@@ -194,6 +204,8 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   const trlRate = 1 / spread(trlSeconds.slice(1)).median;
   const ourRate = 1 / spread(ourSeconds.slice(1)).median;
   const perTurn = pairedRatio(trlSeconds.slice(1), ourSeconds.slice(1)); // TRL seconds / rlvr seconds
+  // TRL's rate by the old measure (wall clock between its step ends, less its logging), printed beside the new one.
+  const trlWallRate = steadyStepsPerSecond(trlSteps.map((l) => l.time!));
   const trlCurve = trlSteps.map((l) => l.reward!);
   const trlLength = mean(trlSteps.map((l) => l.length!));
   const metrics = run.metrics();
@@ -213,7 +225,7 @@ async function runShape(sh: Shape, work: string, prompts: { prompt: string; answ
   console.log(
     `[${sh.name}] rlvr ${ourRate.toFixed(2)} steps/s vs TRL ${trlRate.toFixed(2)} steps/s: ` +
       `${ratio.toFixed(2)}x (target >= 3x; per turn ${perTurn.min.toFixed(2)}-${perTurn.max.toFixed(2)}, median ` +
-      `${perTurn.median.toFixed(2)}); ` +
+      `${perTurn.median.toFixed(2)}; TRL by wall clock between step ends ${trlWallRate.toFixed(2)} steps/s); ` +
       `mean completion length rlvr ${ourLength.toFixed(1)} TRL ${trlLength.toFixed(1)} tokens; settings G=${sh.G} ` +
       `Q=${sh.promptsPerStep} maxNew=${sh.maxNewTokens} ` +
       `model=${sh.shape ? JSON.stringify(sh.shape) : "parity fixture"} ` +
