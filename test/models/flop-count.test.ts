@@ -6,6 +6,19 @@ import { describe, expect, it } from "vitest";
 import { parseTransformerConfig } from "../../src/models/config.js";
 import { forwardFlop, rlStepFlop, sampleFlop, trainStepFlop } from "../../src/models/flop-count.js";
 
+/** A small Llama with grouped KV heads and its own head dim (q = 4·8 = 32, kv = 2·8 = 16). */
+const SMALL_LLAMA = parseTransformerConfig({
+  arch: "llama",
+  vocabSize: 100,
+  dModel: 64,
+  nLayers: 2,
+  nHeads: 4,
+  nKvHeads: 2,
+  headDim: 8,
+  dFf: 96,
+  maxSeqLen: 32,
+});
+
 describe("FLOP counts", () => {
   it("GPT: 7.25 GFLOP forward, 21.7 per training step, by hand", () => {
     const c = parseTransformerConfig({
@@ -27,17 +40,7 @@ describe("FLOP counts", () => {
   });
 
   it("Llama: grouped KV heads, a gated MLP, and its own head dim", () => {
-    const c = parseTransformerConfig({
-      arch: "llama",
-      vocabSize: 100,
-      dModel: 64,
-      nLayers: 2,
-      nHeads: 4,
-      nKvHeads: 2,
-      headDim: 8,
-      dFf: 96,
-      maxSeqLen: 32,
-    });
+    const c = SMALL_LLAMA;
     // q = 4·8 = 32, kv = 2·8 = 16: projections 64·32 + 2·64·16 + 32·64 = 6,144; MLP 3·64·96 = 18,432;
     // 2 rows × 10 tokens: linear 2·20·24,576 = 983,040; attention 4·2·4·10²·8 = 25,600; head 2·20·64·100 = 256,000.
     expect(forwardFlop(c, 2, 10)).toBe(2 * (983_040 + 25_600) + 256_000);
@@ -45,17 +48,7 @@ describe("FLOP counts", () => {
   });
 
   it("sampling with a KV cache: a prefill forward, then one token's products and causal attention per new token", () => {
-    const c = parseTransformerConfig({
-      arch: "llama",
-      vocabSize: 100,
-      dModel: 64,
-      nLayers: 2,
-      nHeads: 4,
-      nKvHeads: 2,
-      headDim: 8,
-      dFf: 96,
-      maxSeqLen: 32,
-    });
+    const c = SMALL_LLAMA;
     // Prefill of 2 rows × 10 tokens: 2,273,280 (above). New token i (0-based) attends to 11 + i keys: per row and
     // layer 2·24,576 + 4·4·(11 + i)·8; the head 2·64·100 = 12,800 per row.
     const token = (i: number) => 2 * (2 * (2 * 24_576 + 4 * 4 * (11 + i) * 8) + 12_800);
