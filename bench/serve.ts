@@ -361,10 +361,13 @@ async function bench(): Promise<void> {
     const rate = SIZE.math / r.math.seconds;
     best = Math.max(best, rate);
     emit(`${prefix}.w${workers}.math_items_per_s`, rate, "items/s");
-    emit(`${prefix}.w${workers}.solver_items_per_s`, SIZE.solver / r.solver.seconds, "items/s");
     emit(`${prefix}.w${workers}.p50_ms`, quantile(r.math.latencies, 0.5), `ms per ${BATCH}-item request`);
     emit(`${prefix}.w${workers}.p99_ms`, quantile(r.math.latencies, 0.99), `ms per ${BATCH}-item request`);
-    emit(`${prefix}.w${workers}.solver_p99_ms`, quantile(r.solver.latencies, 0.99), `ms per ${BATCH}-item request`);
+    if (SIZE.solver > 0) {
+      // BENCH_SERVE_SOLVER=0 (maths only, for experiments) leaves these out.
+      emit(`${prefix}.w${workers}.solver_items_per_s`, SIZE.solver / r.solver.seconds, "items/s");
+      emit(`${prefix}.w${workers}.solver_p99_ms`, quantile(r.solver.latencies, 0.99), `ms per ${BATCH}-item request`);
+    }
     // Where the CPU goes: seconds per 1,000 maths items for each process role (load-independent, unlike items/s).
     for (const [role, sec] of Object.entries(r.math.cpu))
       emit(`${prefix}.w${workers}.cpu_ms_per_item.${role}`, (sec * 1000) / SIZE.math, "CPU ms per maths item");
@@ -395,7 +398,20 @@ async function bench(): Promise<void> {
   emit("serve.math_throughput_ratio", best / inProcess, "service (best worker count) / in process");
   emit("serve.p99_ms", p99, `ms per ${BATCH}-item request (worst worker count)`);
   emit("serve.rss_growth_mb", growth, `MB, last ${SIZE.window} items minus first (worst worker count)`);
-  // Soak: the maths items again and again (new request ids each pass) through 2 workers, watching the RSS floor.
+  if (SIZE.soak > 0) await soakRun(math, solver);
+  if (!FAULTS) process.exit(0);
+  const f = await serviceRun(2, math, solver, true);
+  report("serve.faults", f, 2);
+  emit("serve.faults.lost", f.math.lost + f.solver.lost, "items");
+  emit("serve.faults.duplicated", f.math.duplicated + f.solver.duplicated, "results");
+  emit("serve.faults.math_throughput_ratio", SIZE.math / f.math.seconds / inProcess, "service / in process");
+  emit("serve.faults.p99_ms", quantile(f.math.latencies, 0.99), `ms per ${BATCH}-item request`);
+  emit("serve.faults.rss_growth_mb", rssGrowth(f.math, SIZE.math, SIZE.window), "MB");
+  process.exit(0);
+}
+
+/** Soak: the maths items again and again (new request ids each pass) through 2 workers, watching the RSS floor. */
+async function soakRun(math: Case[], solver: Case[]): Promise<void> {
   const passes = Math.max(1, Math.round(SIZE.soak / SIZE.math));
   const soakCases = Array.from({ length: passes }, () => math).flat();
   const soak = await serviceRun(2, soakCases, solver.slice(0, 3), false);
@@ -407,15 +423,6 @@ async function bench(): Promise<void> {
   emit("serve.soak.items", soakCases.length, "maths items through 2 workers");
   emit("serve.soak.lost", soak.math.lost + soak.math.duplicated, "items lost or duplicated");
   emit("serve.soak.rss_floor_growth_mb", floors[3]! - floors[1]!, "MB, RSS floor of the last quarter minus the second");
-  if (!FAULTS) process.exit(0);
-  const f = await serviceRun(2, math, solver, true);
-  report("serve.faults", f, 2);
-  emit("serve.faults.lost", f.math.lost + f.solver.lost, "items");
-  emit("serve.faults.duplicated", f.math.duplicated + f.solver.duplicated, "results");
-  emit("serve.faults.math_throughput_ratio", SIZE.math / f.math.seconds / inProcess, "service / in process");
-  emit("serve.faults.p99_ms", quantile(f.math.latencies, 0.99), `ms per ${BATCH}-item request`);
-  emit("serve.faults.rss_growth_mb", rssGrowth(f.math, SIZE.math, SIZE.window), "MB");
-  process.exit(0);
 }
 
 if (process.argv[2] === "--as-cli") {

@@ -3,6 +3,9 @@
  * does it, and how does it compare with d1's diffu-GRPO? Per seed, from one SFT start (a small char-level DiffusionLM
  * trained with the LLaDA objective on gold answers), on the shared harness (bench/harness/, docs/benchmarks.md):
  *
+ * - the start, by one rule for every seed (TaskSettings.start): SFT runs of 700, 800, ... steps, the first whose
+ *   greedy solved rate on 200 `tune` puzzles reaches 40% (one fixed length left one seed at 43% and another at 76%,
+ *   near its ceiling); the summary prints the lengths tried and their tune figures;
  * - the start, evaluated at every decoding (greedy; sampled at T 0.3, 0.6, 1): its best decoding is the baseline;
  * - wd1 (recipes/wd1.yaml's algorithm), the control (the same run with rewards permuted inside each group), and
  *   d1's diffu-GRPO (recipes/d1.yaml's algorithm), all with the same steps and budget;
@@ -19,12 +22,12 @@
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_WD1_OUT (work folder, default
  * runs/bench-wd1), BENCH_WD1_NO_MATHS=1 (skip the maths task), for tuning BENCH_WD1_SFT_STEPS, BENCH_WD1_STEPS,
- * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, RL steps, RL lr and RL sampling temperature),
+ * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, fixed instead of the start rule; RL steps, RL lr and RL sampling temperature),
  * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
  * BENCH_WD1_PROMPTS and BENCH_WD1_INNER (prompts per RL step, inner iterations μ), BENCH_WD1_SELECT_EVERY
  * (steps between the checkpoints selection chooses from; 0 = the last checkpoint only),
  * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_ARMS (what to measure,
- * some of wd1,control,d1,maths,timing; default all), BENCH_WD1_REUSE=1 (report an arm stored in the work folder, or
+ * some of wd1,control,d1,maths,timing; default all; empty: only the starts, and the arms stored for them), BENCH_WD1_REUSE=1 (report an arm stored in the work folder, or
  * kept in bench/results/wd1/, with the same settings and the same start instead of rerunning it, so the arms of a seed
  * can run in separate sessions; each stored arm records the hash of the code that made it, when, and the engine's
  * SIMD and thread count, and the report says when the code differs). Metrics and the gate are printed only when every
@@ -57,6 +60,7 @@ import {
 } from "./harness/index.js";
 import { interleave, pairedRatio, spread } from "./harness/interleave.js";
 import { loadSample, loadVerdict } from "./harness/load.js";
+import { firstReaching } from "./harness/start-rule.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const SMOKE = process.env.BENCH_WD1_SMOKE === "1";
@@ -82,7 +86,11 @@ interface TaskSettings {
   /** L_gen: the answer region (gold answer + eos). */
   maxTokens: number;
   maxSeqLen: number;
-  sftSteps: number;
+  /**
+   * The start rule, the same for every seed: SFT runs of `ladder` steps (each its own schedule) are made in order, and
+   * the first whose greedy solved rate on 200 `tune` puzzles reaches `threshold` is the start (the last if none does).
+   */
+  start: { ladder: number[]; threshold: number };
   /** SFT learning rate: at 2e-3 the DiffusionLM never learned to copy its givens (docs/diffusion.md, "The start (SFT)"). */
   sftLr: number;
   rlSteps: number;
@@ -95,7 +103,7 @@ const SUDOKU: TaskSettings = SMOKE
       options: { givens: 12 },
       maxTokens: 34,
       maxSeqLen: 64,
-      sftSteps: 10,
+      start: { ladder: [10], threshold: 0 },
       sftLr: 5e-4,
       rlSteps: 2,
       evalExamples: 6,
@@ -105,8 +113,12 @@ const SUDOKU: TaskSettings = SMOKE
       options: { givens: 6 },
       maxTokens: 34,
       maxSeqLen: 64,
-      // Probed on the tune split, seed 0 (greedy solved): 800 steps 10%, 1,000 68%, 1,200 64%, 3,000 94%.
-      sftSteps: Number(process.env.BENCH_WD1_SFT_STEPS ?? 1000),
+      // Probed on the tune split, seed 0 (greedy solved): 800 steps 10%, 1,000 68%, 1,200 64%, 3,000 94%. One length
+      // for every seed left seed 1 at 76% and seed 2 at 43% on `final`; from 76% wd1 added only 5 points in 500 steps
+      // (docs/diffusion.md, "The start rule"). BENCH_WD1_SFT_STEPS fixes one length instead.
+      start: process.env.BENCH_WD1_SFT_STEPS
+        ? { ladder: [Number(process.env.BENCH_WD1_SFT_STEPS)], threshold: 0 }
+        : { ladder: [700, 800, 900, 1000, 1100, 1200, 1400, 1600, 2000], threshold: 0.4 },
       sftLr: 5e-4,
       // Tune split at lr 3e-5, seed 0 (greedy 68.5 at the start): 100 steps 72.5, 200 76.5, 300 78.5; at 2e-5, seed 1
       // (74.5): 78.5, 77.5, 83.5, 82.5, 83.5, 82.5 every 50 steps to 300 (docs/diffusion.md). 500 at 2e-5, with selection.
@@ -119,7 +131,7 @@ const SUDOKU: TaskSettings = SMOKE
  * steps at lr 3e-5, 10.0%, and after 100 at 1e-4, 8.5% (docs/diffusion.md, "The maths task").
  */
 const MATHS_TASK: TaskSettings = {
-  ...(SMOKE ? SUDOKU : { sftSteps: 2000, sftLr: 5e-4, rlSteps: 60, evalExamples: 200 }),
+  ...(SMOKE ? SUDOKU : { start: { ladder: [2000], threshold: 0 }, sftLr: 5e-4, rlSteps: 60, evalExamples: 200 }),
   task: "arithmetic",
   options: {},
   maxTokens: 24,
@@ -160,15 +172,15 @@ const SELECT = { every: Number(process.env.BENCH_WD1_SELECT_EVERY ?? (SMOKE ? 1 
 
 type Recipe = Parameters<typeof resolveConfig>[0];
 
-/** A run of `ts` from `model` (a new DiffusionLM with SFT, or a start checkpoint) with `algorithm`. */
-function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object, model: object, sft: boolean) {
+/** A run of `ts` from `model` (a new DiffusionLM with `sftSteps` of SFT, or a start checkpoint with none) with `algorithm`. */
+function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object, model: object, sftSteps = 0) {
   return resolveConfig({
     name,
     seed,
     outDir: OUT,
     model: (model as { type: string }).type === "new" ? { ...model, maxSeqLen: ts.maxSeqLen } : model,
     task: { name: ts.task, options: ts.options, trainExamples: 3000, testExamples: 100, seed: 0 },
-    sft: { enabled: sft, steps: ts.sftSteps, batchSize: 16, lr: ts.sftLr },
+    sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: 16, lr: ts.sftLr },
     train: {
       steps: Math.max(1, ts.rlSteps),
       promptsPerStep: PROMPTS,
@@ -206,16 +218,16 @@ async function passAt(modelDir: string, ts: TaskSettings, seed: number): Promise
   return pass;
 }
 
-/** The SFT start of (task, seed): a fresh DiffusionLM trained by the LLaDA objective; returns its folder. */
-async function makeStart(ts: TaskSettings, seed: number): Promise<string> {
-  const config = recipe(`${ts.task}-start-${seed}`, ts, seed, WD1, MODEL, true);
+/** An SFT start of (task, seed): a fresh DiffusionLM trained by the LLaDA objective for `sftSteps`; its folder. */
+async function makeStart(ts: TaskSettings, seed: number, sftSteps: number): Promise<string> {
+  const config = recipe(`${ts.task}-start-${seed}-${sftSteps}`, ts, seed, WD1, MODEL, sftSteps);
   const res = await train(config, { resume: false, overwrite: true, stopAfter: 0, reporters: [] });
   return join(res.runDir, "checkpoints", "start");
 }
 
 /** One RL arm from the start: the final model's pass@1 at every decoding and the seconds per RL step. */
 async function arm(name: string, ts: TaskSettings, seed: number, start: string, algorithm: object, control = false) {
-  const config = recipe(`${ts.task}-${name}-${seed}`, ts, seed, algorithm, { type: "checkpoint", path: start }, false);
+  const config = recipe(`${ts.task}-${name}-${seed}`, ts, seed, algorithm, { type: "checkpoint", path: start });
   const stepSeconds: number[] = [];
   const curve: number[] = [];
   const res = await train(config, {
@@ -236,6 +248,15 @@ async function arm(name: string, ts: TaskSettings, seed: number, start: string, 
   return { pass, stepSeconds: summarize(stepSeconds).mean, curve, chosen, tuneByStep };
 }
 
+/** The greedy solved rate of a saved model on `n` puzzles of the `tune` half (start and checkpoint selection). */
+async function tuneGreedy(modelDir: string, ts: TaskSettings, seed: number, n: number): Promise<number> {
+  const { model, tokenizer } = loadModel(modelDir);
+  const task = getTask(ts.task, ts.options);
+  const opts = { temperature: 0, k: [1], maxNewTokens: ts.maxTokens, seed };
+  const r = await evaluate(model, tokenizer, task, heldOutExamples(task, "tune", n), opts);
+  return r.metrics[`eval/${ts.task}/pass@1`]!;
+}
+
 /** The step whose checkpoint solves the most `tune` puzzles greedily (the earliest of ties); see SELECT. */
 async function selectCheckpoint(runDir: string, last: number, ts: TaskSettings, seed: number) {
   const steps = [];
@@ -243,14 +264,9 @@ async function selectCheckpoint(runDir: string, last: number, ts: TaskSettings, 
   steps.push(last);
   const tuneByStep: Record<number, number> = {};
   if (steps.length === 1) return { chosen: last, tuneByStep };
-  const task = getTask(ts.task, ts.options);
-  const examples = heldOutExamples(task, "tune", SELECT.examples);
   let chosen = -1;
   for (const st of steps) {
-    const { model, tokenizer } = loadModel(join(runDir, "checkpoints", `step-${st}`));
-    const opts = { temperature: 0, k: [1], maxNewTokens: ts.maxTokens, seed };
-    const r = await evaluate(model, tokenizer, task, examples, opts);
-    tuneByStep[st] = r.metrics[`eval/${ts.task}/pass@1`]!;
+    tuneByStep[st] = await tuneGreedy(join(runDir, "checkpoints", `step-${st}`), ts, seed, SELECT.examples);
     if (chosen < 0 || tuneByStep[st]! > tuneByStep[chosen]!) chosen = st;
   }
   return { chosen, tuneByStep };
@@ -273,7 +289,10 @@ type ArmName = (typeof ARM_NAMES)[number];
 const ARMS = armsFromEnv(process.env.BENCH_WD1_ARMS);
 
 function armsFromEnv(raw: string | undefined): Set<ArmName> {
-  const names = (raw ?? ARM_NAMES.join(",")).split(",").map((x) => x.trim());
+  const names = (raw ?? ARM_NAMES.join(","))
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
   for (const n of names)
     if (!(ARM_NAMES as readonly string[]).includes(n))
       throw new Error(`BENCH_WD1_ARMS: unknown arm "${n}" (expected some of ${ARM_NAMES.join(", ")})`);
@@ -285,16 +304,17 @@ type ArmRecord = ArmResult & { reused: boolean; from: string; madeAt: string; so
 
 /**
  * What one arm's result depends on: the seed, the split, the model, the task's settings, the RL settings, the
- * algorithm, the selection rule, and the start's figures at every decoding. The last makes a stored arm reusable only
- * when this machine's start is the same start, so arms of one seed can be measured in different sessions (the start
- * is remade each time, which takes a minute or two).
+ * algorithm, the selection rule, and the start's SFT steps and figures at every decoding. The last makes a stored arm
+ * reusable only when this machine's start is the same start, so arms of one seed can be measured in different sessions
+ * (the start is remade each time, which takes a few minutes). The start rule that chose the SFT steps is not part of it.
  */
-function armSettings(seed: number, ts: TaskSettings, name: ArmName, algorithm: object, start: PassByDecoding) {
+function armSettings(seed: number, ts: TaskSettings, name: ArmName, algorithm: object, start: Start) {
+  const { task, options, maxTokens, maxSeqLen, sftLr, rlSteps, evalExamples } = ts;
   return {
     seed,
     split: SPLIT,
     model: MODEL,
-    task: ts,
+    task: { task, options, maxTokens, maxSeqLen, sftSteps: start.sftSteps, sftLr, rlSteps, evalExamples },
     prompts: PROMPTS,
     inner: INNER,
     lr: LR,
@@ -302,7 +322,7 @@ function armSettings(seed: number, ts: TaskSettings, name: ArmName, algorithm: o
     select: SELECT,
     arm: name,
     algorithm,
-    start,
+    start: start.pass,
   };
 }
 
@@ -314,7 +334,7 @@ async function storedArm(
   seed: number,
   name: ArmName,
   ts: TaskSettings,
-  start: { dir: string; pass: PassByDecoding },
+  start: Start,
   algorithm: object,
   source: string,
   control = false,
@@ -323,7 +343,7 @@ async function storedArm(
   const opts = {
     file: join(OUT, file),
     kept: [join(KEPT, file)],
-    settings: armSettings(seed, ts, name, algorithm, start.pass),
+    settings: armSettings(seed, ts, name, algorithm, start),
     source,
     reuse: REUSE,
     machine: nativeInfo(),
@@ -342,11 +362,18 @@ async function storedArm(
   };
 }
 
-/** The SFT start of (task, seed) and its figures at every decoding. */
+/**
+ * The SFT start of (task, seed) by the task's start rule (TaskSettings.start), its SFT steps, the tune greedy solved
+ * rate of every length tried, and its figures at every decoding.
+ */
 async function startOf(ts: TaskSettings, seed: number) {
-  const dir = await makeStart(ts, seed);
-  return { dir, pass: await passAt(dir, ts, seed) };
+  const { ladder, threshold } = ts.start;
+  const make = (steps: number) => makeStart(ts, seed, steps);
+  const c = await firstReaching(ladder, threshold, make, (dir) => tuneGreedy(dir, ts, seed, 200));
+  return { dir: c.start, sftSteps: c.steps, tuneBySft: c.tried, pass: await passAt(c.start, ts, seed) };
 }
+
+type Start = Awaited<ReturnType<typeof startOf>>;
 
 /**
  * One seed: the sudoku start and its three arms, then (unless BENCH_WD1_NO_MATHS) the maths start and wd1. Each arm is
@@ -357,12 +384,12 @@ async function runSeed(seed: number, source: string) {
   const wd1 = await storedArm(seed, "wd1", SUDOKU, start, WD1, source);
   const control = await storedArm(seed, "control", SUDOKU, start, WD1, source, true);
   const d1 = await storedArm(seed, "d1", SUDOKU, start, D1, source);
-  let maths: { start: PassByDecoding; wd1: ArmRecord | null } | null = null;
+  let maths: { start: Start; wd1: ArmRecord | null } | null = null;
   if (MATHS) {
     const mStart = await startOf(MATHS_TASK, seed);
-    maths = { start: mStart.pass, wd1: await storedArm(seed, "maths", MATHS_TASK, mStart, WD1, source) };
+    maths = { start: mStart, wd1: await storedArm(seed, "maths", MATHS_TASK, mStart, WD1, source) };
   }
-  return { seed, start: start.pass, wd1, control, d1, maths };
+  return { seed, start, wd1, control, d1, maths };
 }
 
 type SeedRun = Awaited<ReturnType<typeof runSeed>>;
@@ -379,14 +406,7 @@ const TIMING = { steps: SMOKE ? 2 : 6, reps: SMOKE ? 1 : 3 };
 async function timeSteps(seed: number, startDir: string) {
   const ts = { ...SUDOKU, rlSteps: TIMING.steps };
   const turn = (name: string, algorithm: object) => async () => {
-    const config = recipe(
-      `sudoku-time-${name}-${seed}`,
-      ts,
-      seed,
-      algorithm,
-      { type: "checkpoint", path: startDir },
-      false,
-    );
+    const config = recipe(`sudoku-time-${name}-${seed}`, ts, seed, algorithm, { type: "checkpoint", path: startDir });
     const secs: number[] = [];
     const onStep = (_s: unknown, m: Record<string, number>) => void secs.push(m["time/step"] ?? 0);
     await train(config, { resume: false, overwrite: true, reporters: [{ onStep }] });
@@ -406,9 +426,17 @@ const made = (a: ArmRecord) =>
 const curveOf = (a: ArmRecord) =>
   `${a.stepSeconds.toFixed(1)} s/step, reward curve ${a.curve.map((x) => x.toFixed(2)).join(" ")}`;
 
+/** How the start rule chose: the SFT steps, and the tune greedy solved rate of every length it tried. */
+const startTrail = (s: Start) => {
+  const tried = Object.entries(s.tuneBySft).map(([st, v]) => `${st}: ${(100 * v).toFixed(1)}`);
+  return ` (${s.sftSteps} SFT steps${tried.length ? `, chosen on tune greedy ${tried.join(", ")}` : ""})`;
+};
+
 function printSeed(r: SeedRun) {
-  const best = gainOverBest(r.start, r.start).decoding;
-  console.error(`sudoku seed ${r.seed} (start's best decoding ${best}): start [${fmt(r.start)}]`);
+  const best = gainOverBest(r.start.pass, r.start.pass).decoding;
+  console.error(
+    `sudoku seed ${r.seed} (start's best decoding ${best}): start [${fmt(r.start.pass)}]${startTrail(r.start)}`,
+  );
   const show = (label: string, a: ArmRecord | null, timed: boolean) =>
     console.error(
       a
@@ -419,7 +447,7 @@ function printSeed(r: SeedRun) {
   show("control", r.control, false);
   show("d1", r.d1, true);
   if (r.maths) {
-    console.error(`${MATHS_TASK.task} seed ${r.seed}: start [${fmt(r.maths.start)}]`);
+    console.error(`${MATHS_TASK.task} seed ${r.seed}: start [${fmt(r.maths.start.pass)}]${startTrail(r.maths.start)}`);
     show("wd1", r.maths.wd1, false);
   }
 }
@@ -438,9 +466,7 @@ async function main(): Promise<void> {
     printSeed(r);
     runs.push(r);
   }
-  const timing = ARMS.has("timing")
-    ? await timeSteps(SEEDS[0]!, join(OUT, `sudoku-start-${SEEDS[0]}`, "checkpoints", "start"))
-    : null;
+  const timing = ARMS.has("timing") ? await timeSteps(SEEDS[0]!, runs[0]!.start.dir) : null;
   if (timing) {
     const f = (x: { median: number; min: number; max: number }) =>
       `${x.median.toFixed(2)} s (${x.min.toFixed(2)}-${x.max.toFixed(2)})`;
@@ -466,7 +492,7 @@ async function main(): Promise<void> {
     );
   }
   const rows = complete.map((r) => {
-    const gain = (a: PassByDecoding) => gainOverBest(r.start, a).atStartBest;
+    const gain = (a: PassByDecoding) => gainOverBest(r.start.pass, a).atStartBest;
     return {
       seed: r.seed,
       rl: gain(r.wd1.pass),
@@ -480,7 +506,7 @@ async function main(): Promise<void> {
   line("wd1.control_gain", 100 * summarize(rows.map((r) => r.control)).mean, "points");
   line("wd1.minus_d1_solved", 100 * summarize(rows.map((r) => r.rl - r.d1)).mean, "points");
   if (MATHS) {
-    const gains = complete.map((r) => gainOverBest(r.maths!.start, r.maths!.wd1!.pass).atStartBest);
+    const gains = complete.map((r) => gainOverBest(r.maths!.start.pass, r.maths!.wd1!.pass).atStartBest);
     line("wd1.maths_gain", 100 * summarize(gains).mean, "points");
   }
   const verdict = comparativeGate(rows, TARGET);
