@@ -67,7 +67,7 @@ export const serveOptionsSchema = z
       .number()
       .int()
       .min(1)
-      .default(64)
+      .default(256)
       .describe("with --redis: items per queue job (more saves Redis round trips; 1 spreads a batch widest)"),
   })
   .strict()

@@ -78,7 +78,7 @@ describe.skipIf(!up)("scoring through the Redis queue", () => {
     expect(a.body.results[6].error.code).toBe("invalid-options");
     expect(a.body.results[7].error.code).toBe("unknown-task");
     expect(a.body.results[8].score).toBe(sirl.maxScore); // the sandboxed solver ran in the worker's pool
-    expect(w.processed()).toBe(1); // nine items, one job (jobItems 64)
+    expect(w.processed()).toBe(1); // nine items, one job (jobItems 256)
     const m = (await get(viaQueue, "/metrics")).text;
     expect(metric(m, "rlvr_serve_queue_up")).toBe(1);
     expect(metric(m, "rlvr_serve_queue_awaiting")).toBe(0);
