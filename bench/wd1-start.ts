@@ -1,8 +1,10 @@
 /**
  * A probe of bench:wd1's sudoku start (docs/diffusion.md, "The start (SFT)"): SFT of a fresh DiffusionLM (recipes/
  * wd1.yaml's shape) by the LLaDA objective, then greedy and sampled answers on 100 `tune` puzzles: the share of given
- * cells copied, of blank cells right, and of puzzles solved. Knobs: PROBE_STEPS (1000), PROBE_LR (5e-4), PROBE_GIVENS
- * (6), PROBE_D (96), PROBE_LAYERS (3). The run folder goes under runs/wd1-start-probe/.
+ * cells copied, of blank cells right, and of puzzles solved. Knobs (defaults from bench/wd1-settings.ts, the bench's
+ * model and sudoku settings): PROBE_STEPS (1000), PROBE_LR (the bench's SFT lr), PROBE_GIVENS (the bench's givens),
+ * PROBE_D and PROBE_LAYERS (the bench's model). The run folder goes under runs/wd1-start-probe/. The bench itself
+ * chooses each seed's start by its start rule (`BENCH_WD1_ARMS= npm run bench:wd1` makes only the starts).
  * Run: npx tsx bench/wd1-start.ts
  */
 import { join, resolve } from "node:path";
@@ -12,22 +14,23 @@ import { evaluate } from "../src/trainer/evaluate.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
 import { heldOutExamples } from "./harness/index.js";
+import { MODEL, SUDOKU } from "./wd1-settings.js";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const steps = env("PROBE_STEPS", 1000);
-const lr = env("PROBE_LR", 5e-4);
-const givens = env("PROBE_GIVENS", 6);
-const dModel = env("PROBE_D", 96);
-const nLayers = env("PROBE_LAYERS", 3);
+const lr = env("PROBE_LR", SUDOKU.sftLr);
+const givens = env("PROBE_GIVENS", SUDOKU.options.givens as number);
+const dModel = env("PROBE_D", MODEL.dModel);
+const nLayers = env("PROBE_LAYERS", MODEL.nLayers);
 
 const config = resolveConfig({
   name: `start-${steps}-${lr}-${givens}-${dModel}x${nLayers}`,
   seed: 0,
   outDir: resolve(import.meta.dirname, "..", "runs", "wd1-start-probe"),
-  model: { type: "new", arch: "llama", dModel, nLayers, nHeads: 4, nKvHeads: 2, maxSeqLen: 64 },
+  model: { ...MODEL, dModel, nLayers, maxSeqLen: SUDOKU.maxSeqLen },
   task: { name: "sudoku", options: { givens }, trainExamples: 3000, testExamples: 100, seed: 0 },
   sft: { enabled: true, steps, batchSize: 16, lr },
-  train: { steps: 1, promptsPerStep: 4, groupSize: 6, maxCompletionTokens: 34, lr: 3e-4 },
+  train: { steps: 1, promptsPerStep: 4, groupSize: 6, maxCompletionTokens: SUDOKU.maxTokens, lr: 3e-4 },
   sampler: { type: "builtin", temperature: 0.9 },
   eval: { every: 0, atStart: false, examples: 1 },
   checkpoint: { every: 0, keepLast: 1 },
@@ -41,7 +44,12 @@ const { model, tokenizer } = loadModel(join(res.runDir, "checkpoints", "start"))
 const task = getTask("sudoku", { givens });
 const examples = heldOutExamples(task, "tune", 100);
 for (const temperature of [0, 0.3, 1]) {
-  const r = await evaluate(model, tokenizer, task, examples, { temperature, k: [1], maxNewTokens: 34, seed: 0 });
+  const r = await evaluate(model, tokenizer, task, examples, {
+    temperature,
+    k: [1],
+    maxNewTokens: SUDOKU.maxTokens,
+    seed: 0,
+  });
   let givenOk = 0,
     givenN = 0,
     blankOk = 0,
