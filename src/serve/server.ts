@@ -9,13 +9,14 @@
  * read), body size and JSON (413, 400, 415: Fastify's parser), item count (413), item shapes (400 naming the
  * field), then each item is scored alone (an item error never fails the batch).
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import { rewards as defaultRewards, type RewardRegistry } from "../rewards/index.js";
 import { sharedPoolStats } from "../rewards/sandbox/pool.js";
 import { tasks as defaultTasks, type TaskRegistry } from "../tasks/index.js";
 import { rewardCatalog } from "./catalog.js";
+import { bearerMatches } from "./listen.js";
 import { ServiceMetrics, type PoolSnapshot } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
 import { parseServeOptions, RETRY_AFTER_S, type ServeOptions } from "./options.js";
@@ -85,7 +86,7 @@ export function buildRewardServer(config: RewardServerConfig = {}): RewardServer
 
   app.addHook("onRequest", async (req, reply) => {
     if (options.token === undefined || req.url.split("?")[0] === "/healthz") return;
-    if (!tokenMatches(req.headers.authorization, options.token)) {
+    if (!bearerMatches(req.headers.authorization, options.token)) {
       reply.header("www-authenticate", "Bearer");
       throw new HttpError(401, "unauthorized", "this server needs `Authorization: Bearer <token>`");
     }
@@ -212,13 +213,4 @@ function toHttpError(err: FastifyError | HttpError): HttpError {
     return new HttpError(status, bad ? "bad-json" : "bad-request", `body: ${err.message}`);
   }
   return new HttpError(500, "internal", `internal error: ${err.message}`);
-}
-
-/** Constant-time comparison of `Authorization: Bearer <t>` with the token (hashes make the lengths equal). */
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
-  if (!m) return false;
-  const a = createHash("sha256").update(m[1]!.trim()).digest();
-  const b = createHash("sha256").update(token).digest();
-  return timingSafeEqual(a, b);
 }

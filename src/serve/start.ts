@@ -4,19 +4,15 @@
  * server. `rlvr serve-rewards` calls these on SIGINT and SIGTERM. With `redis` set, Redis is reached before the
  * server listens (an unreachable URL fails the start with an error naming it) and the queue is closed last.
  */
-import type { AddressInfo } from "node:net";
 import { closeSharedPool } from "../rewards/sandbox/pool.js";
+import { listenWithDrain, type Listening } from "./listen.js";
 import { parseServeOptions } from "./options.js";
 import { QueueScorer } from "./queue-scorer.js";
 import { buildRewardServer, type RewardServer, type RewardServerConfig } from "./server.js";
 
 /** A listening reward server. */
-export interface RunningRewardServer extends RewardServer {
-  /** Base URL, e.g. `http://127.0.0.1:8765`. */
-  url: string;
-  /** Port actually bound (useful with `port: 0`). */
-  port: number;
-  /** Drains in-flight requests, stops listening, and (unless `keepPool`) closes the shared sandbox pool. */
+export interface RunningRewardServer extends RewardServer, Listening {
+  /** Drains in-flight requests, stops listening, closes the queue, and (unless `keepPool`) the shared sandbox pool. */
   close(): Promise<void>;
 }
 
@@ -29,35 +25,18 @@ export async function startRewardServer(
   const queue =
     redis === undefined ? undefined : await QueueScorer.connect({ redis, queue: name, queueGraceMs, jobItems });
   let server: RewardServer;
+  let listening: Listening;
   try {
     server = buildRewardServer({ ...rest, queueScorer: queue });
-    await server.app.listen({ port: server.options.port, host: server.options.host });
+    listening = await listenWithDrain(server, async () => {
+      await queue?.close();
+      if (!keepPool) await closeSharedPool();
+    });
   } catch (err) {
     await queue?.close();
     throw err;
   }
-  const address = server.app.server.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | null = null;
-  return {
-    ...server,
-    url: `http://${host}:${address.port}`,
-    port: address.port,
-    close() {
-      closing ??= (async () => {
-        // Fastify stops accepting (503 to new requests) and closes idle keep-alive connections; once the score
-        // requests in flight are answered, every connection left is idle (some clients open spare ones that never
-        // carry a request, which Node does not count as idle), so they are closed rather than waited out.
-        const closed = server.app.close();
-        await server.idle();
-        server.app.server.closeAllConnections();
-        await closed;
-        await queue?.close();
-        if (!keepPool) await closeSharedPool();
-      })();
-      return closing;
-    },
-  };
+  return { ...server, ...listening };
 }
 
 /** The service options among a server config (the registries and readers are not options). */

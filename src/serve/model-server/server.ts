@@ -8,10 +8,9 @@
  * Starting and stopping follow the reward service (src/serve/start.ts): listen on the configured address; on close,
  * new requests get 503 while the batches in flight finish, then the remaining connections are closed.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { Rng } from "../../util/index.js";
+import { bearerMatches, listenWithDrain, type Listening } from "../listen.js";
 import { badRequest, OpenAIError } from "./errors.js";
 import { chatCompletions, completions, type HandlerContext } from "./handlers.js";
 import { ModelHost } from "./host.js";
@@ -49,7 +48,7 @@ export function buildModelServer(checkpoint: string, options: Partial<ModelServe
   });
   app.addHook("onRequest", async (req, reply) => {
     if (opts.apiKey === undefined || !req.url.startsWith("/v1/")) return;
-    if (!keyMatches(req.headers.authorization, opts.apiKey)) {
+    if (!bearerMatches(req.headers.authorization, opts.apiKey)) {
       reply.header("www-authenticate", "Bearer");
       throw new OpenAIError(
         401,
@@ -107,10 +106,9 @@ export function buildModelServer(checkpoint: string, options: Partial<ModelServe
 }
 
 /** A listening model server. */
-export interface RunningModelServer extends ModelServer {
+export interface RunningModelServer extends ModelServer, Listening {
   /** Base URL, e.g. `http://127.0.0.1:8000` (OpenAI clients take `${url}/v1`). */
   url: string;
-  port: number;
   /** Stops accepting (503), lets the batches in flight finish, then closes every connection. */
   close(): Promise<void>;
 }
@@ -121,24 +119,7 @@ export async function startModelServer(
   options: Partial<ModelServerOptions> = {},
 ): Promise<RunningModelServer> {
   const server = buildModelServer(checkpoint, options);
-  await server.app.listen({ port: server.options.port, host: server.options.host });
-  const address = server.app.server.address() as AddressInfo;
-  const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | null = null;
-  return {
-    ...server,
-    url: `http://${hostPart}:${address.port}`,
-    port: address.port,
-    close() {
-      closing ??= (async () => {
-        const closed = server.app.close();
-        await server.idle();
-        server.app.server.closeAllConnections();
-        await closed;
-      })();
-      return closing;
-    },
-  };
+  return { ...server, ...(await listenWithDrain(server)) };
 }
 
 /** Fastify's own errors (body too large, wrong content type) and ours, as OpenAI error objects. */
@@ -149,13 +130,4 @@ function toOpenAIError(err: FastifyError | OpenAIError): OpenAIError {
   if (status >= 400 && status < 500)
     return new OpenAIError(status, "invalid_request_error", err.message, null, err.code ?? null);
   return new OpenAIError(500, "server_error", `internal error: ${err.message}`, null, null);
-}
-
-/** Constant-time comparison of `Authorization: Bearer <key>` with the key (hashes make the lengths equal). */
-function keyMatches(header: string | undefined, key: string): boolean {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
-  if (!m) return false;
-  const a = createHash("sha256").update(m[1]!.trim()).digest();
-  const b = createHash("sha256").update(key).digest();
-  return timingSafeEqual(a, b);
 }
