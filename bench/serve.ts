@@ -11,8 +11,9 @@
  * Every result is compared with the in-process one for its item. Metrics (JSON lines, `{bench, metric, value,
  * unit}`): serve.lost (items without their right result: missing, an item error, or another score),
  * serve.duplicated (results beyond one per item), serve.math_throughput_ratio (service maths items/s over in-process
- * items/s on the same items, per turn; the median of the turns at the best worker count), serve.p99_ms and serve.p50_ms (per request), serve.rss_growth_mb (server RSS, mean over
- * the last 10,000 maths items minus the first 10,000), serve.solver_items_per_s; the fault run's under serve.faults.*.
+ * items/s on the same items, per turn; the median of the turns at the best worker count), serve.p99_ms and
+ * serve.p50_ms (per request), serve.rss_growth_mb (server RSS, mean over the last 10,000 maths items minus the first
+ * 10,000), serve.solver_items_per_s; the fault run's under serve.faults.*.
  * Targets: zero lost and duplicated, ratio >= 0.5, RSS growth ~0.
  *
  * Departures: requests carry `BATCH` items each with `INFLIGHT` in flight (a trainer sends a step's completions at
@@ -105,7 +106,7 @@ async function mathCases(n: number): Promise<{ cases: Case[]; perSecond: number 
   // cold pass, which also wrote each result out as JSON, read anywhere from 27,000 to 41,000 items/s between runs.
   const rates: number[] = [];
   for (let pass = 0; pass < IN_PROCESS_PASSES; pass++) rates.push(n / (await inProcessSeconds(cases)));
-  return { cases, perSecond: median(rates) };
+  return { cases, perSecond: quantile(rates, 0.5) };
 }
 
 const mathSpec = rewards.get("math-answer");
@@ -120,8 +121,6 @@ async function inProcessSeconds(cases: Case[]): Promise<number> {
   for (const c of cases) await scoreInProcess(c.item as Extract<ScoreItem, { reward: string }>);
   return (performance.now() - t0) / 1000;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 /**
  * Sandboxed solver items: the gold completion, an empty one and a wrong model, each scored once in process. Each
@@ -362,8 +361,8 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
 }
 
 /**
- * The fault-free maths phase in TURNS turns: per turn, an in-process pass over the turn's items (the service idle), then
- * the same items through the service. Returns the turns merged (seconds, CPU, losses and latencies summed; the RSS
+ * The fault-free maths phase in TURNS turns: per turn, an in-process pass over the turn's items (the service idle),
+ * then the same items through the service. Returns the turns merged (seconds, CPU, losses and latencies summed; the RSS
  * trace counted over all items) with the per-turn ratios.
  */
 async function inTurns(math: Case[], service: (chunk: Case[], turn: number) => Promise<RunResult>): Promise<RunResult> {
@@ -414,7 +413,7 @@ async function bench(): Promise<void> {
     emit(`${prefix}.w${workers}.math_items_per_s`, rate, "items/s");
     const turns = r.math.turnRatios;
     if (turns) {
-      const ratio = median(turns);
+      const ratio = quantile(turns, 0.5);
       if (ratio > best.ratio) best = { workers, ratio };
       emit(`${prefix}.w${workers}.math_throughput_ratio`, ratio, "service / in process, median of the turns");
       console.log(

@@ -22,15 +22,17 @@
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_WD1_OUT (work folder, default
  * runs/bench-wd1), BENCH_WD1_NO_MATHS=1 (skip the maths task), for tuning BENCH_WD1_SFT_STEPS, BENCH_WD1_STEPS,
- * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, fixed instead of the start rule; RL steps, RL lr and RL sampling temperature),
+ * BENCH_WD1_LR and BENCH_WD1_TEMPERATURE (sudoku's SFT steps, fixed instead of the start rule; RL steps, RL lr
+ * and RL sampling temperature),
  * BENCH_WD1_ESTIMATOR (oneShot | trajectory) and BENCH_WD1_CHUNKS (the trajectory estimate's passes),
  * BENCH_WD1_PROMPTS and BENCH_WD1_INNER (prompts per RL step, inner iterations μ), BENCH_WD1_SELECT_EVERY
  * (steps between the checkpoints selection chooses from; 0 = the last checkpoint only),
  * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_ARMS (what to measure,
- * some of wd1,control,d1,maths,timing; default all; empty: only the starts, and the arms stored for them), BENCH_WD1_REUSE=1 (report an arm stored in the work folder, or
- * kept in bench/results/wd1/, with the same settings and the same start instead of rerunning it, so the arms of a seed
- * can run in separate sessions; each stored arm records the hash of the code that made it, when, and the engine's
- * SIMD and thread count, and the report says when the code differs). Metrics and the gate are printed only when every
+ * some of wd1,control,d1,maths,timing; default all; empty: only the starts, and the arms stored for them),
+ * BENCH_WD1_REUSE=1 (report an arm stored in the work folder, or kept in bench/results/wd1/, with the same settings
+ * and the same start instead of rerunning it, so the arms of a seed can run in separate sessions; each stored arm
+ * records the hash of the code that made it, when, and the engine's SIMD and thread count, and the report says when
+ * the code differs). Metrics and the gate are printed only when every
  * arm of every seed is there.
  */
 import { mkdirSync } from "node:fs";
@@ -103,7 +105,7 @@ const SELECT = { every: Number(process.env.BENCH_WD1_SELECT_EVERY ?? (SMOKE ? 1 
 
 type Recipe = Parameters<typeof resolveConfig>[0];
 
-/** A run of `ts` from `model` (a new DiffusionLM with `sftSteps` of SFT, or a start checkpoint with none) with `algorithm`. */
+/** A run of `ts` from `model` (a new DiffusionLM with `sftSteps` of SFT, or a start checkpoint) with `algorithm`. */
 function recipe(name: string, ts: TaskSettings, seed: number, algorithm: object, model: object, sftSteps = 0) {
   return resolveConfig({
     name,
@@ -237,7 +239,8 @@ type ArmRecord = ArmResult & { reused: boolean; from: string; madeAt: string; so
  * What one arm's result depends on: the seed, the split, the model, the task's settings, the RL settings, the
  * algorithm, the selection rule, and the start's SFT steps and figures at every decoding. The last makes a stored arm
  * reusable only when this machine's start is the same start, so arms of one seed can be measured in different sessions
- * (the start is remade each time, which takes a few minutes). The start rule that chose the SFT steps is not part of it.
+ * (the start is remade each time, which takes a few minutes). The start rule that chose the SFT steps is not part of
+ * it.
  */
 function armSettings(seed: number, ts: TaskSettings, name: ArmName, algorithm: object, start: Start) {
   const { task, options, maxTokens, maxSeqLen, sftLr, rlSteps, evalExamples } = ts;
