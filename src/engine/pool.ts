@@ -16,9 +16,15 @@
 
 /** Smallest buffer worth pooling (smaller ones are cheap to allocate). */
 const MIN_LENGTH = 4096;
-/** Most bytes kept in the pool; beyond this, released buffers are left to the GC. */
-const MAX_POOLED_BYTES = 512 * 1024 * 1024;
+/**
+ * Most bytes kept in the pool. Beyond this, a released buffer displaces pooled buffers of the sizes used least
+ * recently: a pool that kept the first 512 MB it was given and refused the rest filled up with sizes a run had
+ * stopped using (a wd1 run: evaluation batches, SFT shapes), after which every buffer the decoding loop released
+ * went to the GC, and V8 ran a full mark-compact about four times a second for the external memory.
+ */
+let maxPooledBytes = 512 * 1024 * 1024;
 
+/** Free buffers by length; the map's order is least recently used size first (see `touch`). */
 const free = new Map<number, Float32Array[]>();
 const pooled = new WeakSet<Float32Array>();
 let pooledBytes = 0;
@@ -80,9 +86,34 @@ function take(n: number): Float32Array | null {
   const list = free.get(n);
   const b = list?.pop();
   if (!b) return null;
+  touch(n, list!);
   pooled.delete(b);
   pooledBytes -= b.byteLength;
   return b;
+}
+
+/** Marks size `n` as the most recently used: `free` iterates its sizes least recently used first. */
+function touch(n: number, list: Float32Array[]): void {
+  free.delete(n);
+  free.set(n, list);
+}
+
+/**
+ * Makes room for `bytes` more by dropping pooled buffers of the least recently used sizes (never of size `keep`);
+ * false when even that cannot make room.
+ */
+function evictFor(bytes: number, keep: number): boolean {
+  for (const [n, list] of free) {
+    if (pooledBytes + bytes <= maxPooledBytes) break;
+    if (n === keep) continue;
+    while (list.length > 0 && pooledBytes + bytes > maxPooledBytes) {
+      const b = list.pop()!;
+      pooled.delete(b);
+      pooledBytes -= b.byteLength;
+    }
+    if (list.length === 0) free.delete(n);
+  }
+  return pooledBytes + bytes <= maxPooledBytes;
 }
 
 /**
@@ -91,15 +122,24 @@ function take(n: number): Float32Array | null {
  */
 export function release(b: Float32Array): void {
   if (b.length < MIN_LENGTH || b.byteOffset !== 0 || b.byteLength !== b.buffer.byteLength || pooled.has(b)) return;
-  if (pooledBytes + b.byteLength > MAX_POOLED_BYTES) return;
+  if (b.byteLength > maxPooledBytes) return;
+  if (pooledBytes + b.byteLength > maxPooledBytes && !evictFor(b.byteLength, b.length)) return;
   pooled.add(b);
   pooledBytes += b.byteLength;
-  let list = free.get(b.length);
-  if (!list) {
-    list = [];
-    free.set(b.length, list);
-  }
+  const list = free.get(b.length) ?? [];
+  touch(b.length, list);
   list.push(b);
+}
+
+/**
+ * Sets the most bytes the pool keeps (default 512 MiB) and returns the previous limit; a lower limit takes effect
+ * as buffers are released. For memory-tight machines, and for tests.
+ */
+export function setPoolLimit(bytes: number): number {
+  if (!(bytes >= 0)) throw new RangeError(`setPoolLimit: bytes must be >= 0, got ${bytes}`);
+  const before = maxPooledBytes;
+  maxPooledBytes = bytes;
+  return before;
 }
 
 /** Bytes currently held in the pool (for tests and diagnostics). */

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import * as E from "../../src/engine/index.js";
-import { clearPool, pooledByteCount, release } from "../../src/engine/pool.js";
+import { allocUninit, clearPool, pooledByteCount, release, setPoolLimit } from "../../src/engine/pool.js";
 import { Rng } from "../../src/util/rng.js";
 
 describe.each(E.availableBackends())("buffer pool on %s", (name) => {
@@ -172,5 +172,51 @@ describe.each(E.availableBackends())("tidy on %s", (name) => {
       }),
     ).toThrow("boom");
     expect(pooledByteCount()).toBe(0);
+  });
+});
+
+describe("pool limit", () => {
+  const N = 4096; // the smallest pooled length: 16 KB a buffer
+
+  it("makes room for a released buffer by dropping the sizes used least recently, never refusing the new one", () => {
+    const limit = 4 * N * 4 + 3 * 4; // room for exactly the four buffers below
+    const before = setPoolLimit(limit);
+    try {
+      clearPool();
+      const a = [1, 2].map(() => new Float32Array(N));
+      const b = new Float32Array(N + 1);
+      const c = new Float32Array(N + 2);
+      for (const x of [...a, b, c]) release(x); // full: sizes N (two), N + 1, N + 2; N used least recently
+      expect(pooledByteCount()).toBe(limit);
+      // Taking size N + 1 makes it the most recently used size.
+      expect(allocUninit(N + 1)).toBe(b);
+      release(b);
+      // A new size displaces the least recently used ones: size N (both buffers), then N + 2 if still needed.
+      const d = new Float32Array(2 * N);
+      release(d);
+      expect(pooledByteCount()).toBe(limit); // both size-N buffers out (the same bytes as d), d in
+      expect(allocUninit(2 * N)).toBe(d); // the newcomer was kept
+      expect(allocUninit(N + 1)).toBe(b); // the recently used size survived
+      expect(allocUninit(N)).not.toBe(a[0]); // the stale size went to the GC
+      expect(allocUninit(N)).not.toBe(a[1]);
+    } finally {
+      setPoolLimit(before);
+      clearPool();
+    }
+  });
+
+  it("does not pool a buffer larger than the limit, and evicts nothing for it", () => {
+    const before = setPoolLimit(2 * N * 4);
+    try {
+      clearPool();
+      const small = new Float32Array(N);
+      release(small);
+      release(new Float32Array(3 * N));
+      expect(pooledByteCount()).toBe(N * 4);
+      expect(allocUninit(N)).toBe(small);
+    } finally {
+      setPoolLimit(before);
+      clearPool();
+    }
   });
 });
