@@ -12,7 +12,7 @@
  */
 import { backend } from "./backends/index.js";
 import { gradRule } from "./grad-table.js";
-import { allocZeroed, release } from "./pool.js";
+import { allocZeroed, isEscaped, release } from "./pool.js";
 import type { GradRule, OpName } from "./ops/op-set.js";
 import type { Tensor } from "./tensor.js";
 import { NonFiniteError, ShapeError, fmtShape } from "../util/errors.js";
@@ -72,8 +72,21 @@ export function nonFiniteOrigin(loss: Tensor): string {
   return origin ? `; first non-finite value in the output of ${origin.node!.op} (${origin.shape.join(", ")})` : "";
 }
 
+/** Options of `backward`. */
+export interface BackwardOptions {
+  /**
+   * Return the storage of the graph's intermediate tensors (the outputs of recorded ops, the loss excepted) to the
+   * engine's buffer pool as the walk passes them, for the next forward pass to reuse. The caller promises not to read
+   * any intermediate tensor, or a view or detached copy of one, after `backward` returns. A buffer that a leaf, the
+   * loss, or a tensor outside the walk (a constant or detached input) also uses is never returned, and one shared by
+   * several intermediates only after the walk has passed all of them. Default false: a training step's activations
+   * are otherwise fresh arrays for the GC every step.
+   */
+  releaseIntermediates?: boolean;
+}
+
 /** Backpropagates from a one-element loss, accumulating into `.grad` of every leaf that requires a gradient. */
-export function backward(loss: Tensor): void {
+export function backward(loss: Tensor, opts: BackwardOptions = {}): void {
   if (loss.size !== 1) throw new ShapeError(`backward: loss must have one element, got shape ${fmtShape(loss.shape)}`);
   const v = loss.data[0]!;
   if (!Number.isFinite(v)) throw new NonFiniteError(`backward: loss is ${v}${nonFiniteOrigin(loss)}`);
@@ -82,16 +95,17 @@ export function backward(loss: Tensor): void {
       "backward: the loss does not depend on anything that requires a gradient (all parameters frozen, or computed under noGrad)",
     );
   }
-  runBackward(loss);
+  runBackward(loss, opts.releaseIntermediates ?? false);
 }
 
 /** Runs the backward pass from a one-element tensor (validated by `backward`). */
-function runBackward(loss: Tensor): void {
+function runBackward(loss: Tensor, releaseIntermediates: boolean): void {
   if (loss.graphFreed)
     throw new Error(
       "backward: this loss's graph was already freed by an earlier backward(); recompute the forward pass",
     );
   const order = topoOrder(loss);
+  const passed = releaseIntermediates ? intermediateReleaser(order, loss) : null;
   const grads = new Map<Tensor, Float32Array>();
   grads.set(loss, Float32Array.of(1));
 
@@ -150,5 +164,36 @@ function runBackward(loss: Tensor): void {
     // Free the graph behind us: this tensor is now a plain value.
     t.node = null;
     t.graphFreed = true;
+    passed?.(t);
   }
+}
+
+/**
+ * For `releaseIntermediates`: a callback for each intermediate tensor the walk has passed, which returns a buffer to
+ * the pool once every intermediate using it has been passed. By then no rule still to run reads it: a rule reads its
+ * node's inputs and output, and every consumer of a tensor comes after it in `order`, so it is walked first.
+ */
+function intermediateReleaser(order: readonly Tensor[], loss: Tensor): (t: Tensor) => void {
+  const kept = new Set<ArrayBufferLike>([loss.data.buffer]);
+  const users = new Map<ArrayBufferLike, number>();
+  const whole = new Map<ArrayBufferLike, Float32Array>();
+  for (const t of order) {
+    const buf = t.data.buffer;
+    if (!t.node) {
+      kept.add(buf); // a leaf: a parameter or an input the caller owns
+      continue;
+    }
+    for (const x of t.node.inputs) if (!x.requiresGrad) kept.add(x.data.buffer); // outside the walk
+    // Arrays a rule saved besides its inputs (where's condition) may belong to a tensor the walk passes earlier.
+    for (const v of Object.values(t.node.ctx as object)) if (ArrayBuffer.isView(v)) kept.add(v.buffer);
+    users.set(buf, (users.get(buf) ?? 0) + 1);
+    if (t.data.byteOffset === 0 && t.data.byteLength === buf.byteLength) whole.set(buf, t.data);
+  }
+  return (t) => {
+    const buf = t.data.buffer;
+    const left = (users.get(buf) ?? 0) - 1;
+    users.set(buf, left);
+    const all = whole.get(buf);
+    if (left === 0 && all && !kept.has(buf) && !isEscaped(buf)) release(all);
+  };
 }

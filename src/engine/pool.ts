@@ -26,7 +26,7 @@ let maxPooledBytes = 512 * 1024 * 1024;
 
 /** Free buffers by length; the map's order is least recently used size first (see `touch`). */
 const free = new Map<number, Float32Array[]>();
-const pooled = new WeakSet<Float32Array>();
+let pooled = new WeakSet<Float32Array>();
 let pooledBytes = 0;
 
 /** The buffers served inside each open `tidy` scope, innermost last. */
@@ -142,6 +142,19 @@ export function setPoolLimit(bytes: number): number {
   return before;
 }
 
+/** Storage that a caller holds outside the graph (a detached tensor's); `backward` never releases it. */
+const escaped = new WeakSet<ArrayBufferLike>();
+
+/** Marks `b`'s storage as the caller's: `backward(loss, { releaseIntermediates })` will not return it to the pool. */
+export function markEscaped(b: Float32Array): void {
+  escaped.add(b.buffer);
+}
+
+/** Whether `markEscaped` was called on storage `buf`. */
+export function isEscaped(buf: ArrayBufferLike): boolean {
+  return escaped.has(buf);
+}
+
 /** Bytes currently held in the pool (for tests and diagnostics). */
 export function pooledByteCount(): number {
   return pooledBytes;
@@ -150,5 +163,6 @@ export function pooledByteCount(): number {
 /** Drops every pooled buffer (the GC reclaims them). */
 export function clearPool(): void {
   free.clear();
+  pooled = new WeakSet(); // else a dropped buffer could never be pooled again (release ignores "double releases")
   pooledBytes = 0;
 }

@@ -7,7 +7,7 @@
  */
 import type { Rng } from "../util/rng.js";
 import { NonFiniteError, ShapeError, fmtShape } from "../util/errors.js";
-import { allocUninit, allocZeroed } from "./pool.js";
+import { allocUninit, allocZeroed, markEscaped } from "./pool.js";
 import type { Node, OpCtx, OpName } from "./ops/op-set.js";
 
 let gradEnabled = true;
@@ -83,8 +83,12 @@ export class Tensor {
     return Array.from(this.data);
   }
 
-  /** The same values with no graph and no gradient (shares storage). */
+  /**
+   * The same values with no graph and no gradient (shares storage, which `backward`'s releaseIntermediates then
+   * leaves alone: a detached copy is the caller's).
+   */
   detach(): Tensor {
+    markEscaped(this.data);
     return new Tensor(this.data, this.shape, false);
   }
 

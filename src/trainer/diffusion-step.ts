@@ -224,7 +224,8 @@ export function updateDiffusionPolicy(a: DiffusionUpdateArgs): Record<string, nu
       const res = loss.loss(inputs, a.beta, norm);
       const dl = new Float32Array(est.B * est.T);
       res.grad.flat().forEach((row, b) => row.forEach((d, t) => (dl[b * est.T + est.start + t] = d)));
-      backward(sum(mul(est.logp, tensor(dl, [est.B, est.T])))); // gradient of Σ lp·sg(dL/dlp) is dL/dθ
+      // The gradient of Σ lp·sg(dL/dlp) is dL/dθ; the pass's activations then go back to the engine's pool.
+      backward(sum(mul(est.logp, tensor(dl, [est.B, est.T]))), { releaseIntermediates: true });
       for (const [key, v] of Object.entries(res.metrics)) {
         const w = key.startsWith("loss/") ? 1 : 1 / micros.length; // loss parts add up within a step
         sums[key] = (sums[key] ?? 0) + w * v;

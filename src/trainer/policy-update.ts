@@ -155,8 +155,6 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
           const H = neg(sum(mul(softmax(z, -1), logSoftmax(z, -1)), -1)); // H: (B, T)
           surrogate = sub(surrogate, mul(sum(mul(H, tensor(weights, [p.B, p.T]))), entropyCoef));
         }
-        backward(surrogate);
-        acc.add(metrics, p.mask);
         if (iter === 0) {
           for (let k = 0; k < p.mask.length; k++) {
             const replayedRow = a.replayed?.has(micro[Math.floor(k / p.T)]!); // lp_old is the behaviour policy's
@@ -164,6 +162,9 @@ export function updatePolicy(a: UpdateArgs): Record<string, number> {
               firstPassMaxDiff = Math.max(firstPassMaxDiff, Math.abs(logp.data[k]! - p.oldLogp[k]!));
           }
         }
+        // The pass's activations go back to the engine's pool: nothing below reads a tensor of it.
+        backward(surrogate, { releaseIntermediates: true });
+        acc.add(metrics, p.mask);
         trainedTokens += micro.reduce((s, r) => s + r.promptIds.length + r.completionIds.length, 0);
       }
       const gradNorm = tc.maxGradNorm !== null ? clipGradNorm(params, tc.maxGradNorm) : globalNorm(params);

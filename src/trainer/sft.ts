@@ -206,7 +206,7 @@ export function sftStep(
     throw new ConfigError("sft: a masked-diffusion LM cannot train on segment golds (tool output needs a decoder)");
   // A masked-diffusion LM trains by the LLaDA objective on the same batch (./diffusion-step.ts).
   const loss = isDiffusionLM(model) && maskRng ? diffusionSftLoss(model, b, maskRng) : sftLoss(model, b);
-  backward(loss);
+  backward(loss, { releaseIntermediates: true }); // the activations go back to the engine's pool; only the loss is read
   const params = model.trainableParameters();
   const gradNorm = clipGradNorm(params, clip);
   optimizer.step(lr);
