@@ -162,7 +162,7 @@ function makeTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { rep: () => number; 
   const step = () => {
     const logits = model.forward(x, t.batch, t.seq); // (B, T, V)
     const loss = crossEntropy(reshape(logits, [t.batch * t.seq, cfg.vocabSize]), y);
-    backward(loss);
+    backward(loss, { releaseIntermediates: true }); // as the trainers' steps do: the activations go back to the pool
     opt.step();
     opt.zeroGrad();
   };
