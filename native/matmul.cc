@@ -17,6 +17,8 @@ namespace rlvr {
 
 // microkernel-avx512.cc (compiled for AVX-512F; called only when the CPU has it).
 void microKernel12x32(long kc, const float* Ap, const float* Bp, float* C, long ldc, bool acc, long mr, long nr);
+void microKernel12x32RowA(long kc, const float* A, long lda, const float* Bp, float* C, long ldc, bool acc, long mr,
+                          long nr);
 void dotRowsAvx512(const float* A, long lda, long m, const float* B, long ldb, long j0, long j1, long k, float* C,
                    long ldc, bool acc);
 
@@ -27,6 +29,7 @@ constexpr long MC = 120;   // packed A block (MC x KC) = 120 KiB stays in L2 (a 
 constexpr long NC = 3072;  // packed B block (KC x NC) = 3 MiB
 constexpr long kGemvRows = 4;   // m up to this uses the matrix-vector kernels
 constexpr long kDotRows = 16;   // transposed-B products up to this m skip packing (sampling batches)
+constexpr long kRowAMaxN = 512; // row-major A with at most this many columns of C is read in place (gemmRowA)
 
 // A micro-kernel: C[0:MR, 0:NR] (+)= packed A panel x packed B panel, writing only mr x nr.
 using MicroKernel = void (*)(long kc, const float* Ap, const float* Bp, float* C, long ldc, bool acc, long mr, long nr);
@@ -256,6 +259,40 @@ void gemmParallel(const GemmDesc& d) {
   }
 }
 
+// AVX-512, row-major A and at most kRowAMaxN columns: A is read in place by microKernel12x32RowA instead of packed.
+// With few columns a packed A panel serves few B panels, so packing cost about as much as it saved: on wd1's
+// d_model-96 model, packA took 11% of a run's CPU against 38% for the micro-kernel. Loop order pc -> ir -> jr: each
+// 12-row panel of A (12 x KC) is loaded once into L1 and used against every packed B panel (at most 512 KiB, in L2).
+// The sums are the packed path's, in the same order, so the results are bit for bit the same.
+void gemmRowA(const GemmDesc& d, bool par) {
+  constexpr long MR = 12, NR = 32;
+  const long panA = ceilDiv(d.m, MR), panB = ceilDiv(d.n, NR);
+  for (long pc = 0; pc < d.k; pc += KC) {
+    const long kc = std::min(KC, d.k - pc);
+    const bool acc = d.accumulate || pc > 0;
+    float* Bp = tlB.get(panB * NR * kc);
+    auto packPanels = [&](long b, long e) {
+      for (long q = b; q < e; q++) packB<NR>(d, pc, kc, q * NR, std::min(NR, d.n - q * NR), Bp + q * NR * kc);
+    };
+    auto rowPanels = [&](long b, long e) {
+      for (long q = b; q < e; q++) {
+        const long i0 = q * MR, mr = std::min(MR, d.m - i0);
+        const float* a = d.a + i0 * d.rsA + pc;
+        for (long jr = 0; jr < d.n; jr += NR)
+          microKernel12x32RowA(kc, a, d.rsA, Bp + (jr / NR) * NR * kc, d.c + i0 * d.ldc + jr, d.ldc, acc, mr,
+                               std::min(NR, d.n - jr));
+      }
+    };
+    if (par) {
+      parallelFor(panB, 1, [&](long b, long e, int) { packPanels(b, e); });
+      parallelFor(panA, std::max<long>(1, panA / (8 * poolThreads())), [&](long b, long e, int) { rowPanels(b, e); });
+    } else {
+      packPanels(0, panB);
+      rowPanels(0, panA);
+    }
+  }
+}
+
 // Few rows, op(B) rows contiguous (B stored (k, n)): C[i, j] = sum_p A(i, p) B(p, j), 16 columns at a time.
 void gemvRowsN(const GemmDesc& d, const float* A, long lda, long j0, long j1) {
   const long m = d.m;
@@ -382,6 +419,7 @@ void gemm(const GemmDesc& d, bool parallel) {
   const bool dotRows = d.m <= kDotRows && d.rsB == 1 && d.csB != 1 && useAvx512();
   if ((d.m <= kGemvRows || dotRows) && gemv(d, parallel)) return;
   const bool par = parallel && poolThreads() > 1 && d.m * d.n * d.k >= 64L * 64 * 64;
+  if (useAvx512() && d.csA == 1 && d.n <= kRowAMaxN) return gemmRowA(d, par);
   if (useAvx512()) {
     if (par) gemmParallel<12, 32, microKernel12x32>(d);
     else gemmSerial<12, 32, microKernel12x32>(d);

@@ -8,23 +8,10 @@
 
 namespace rlvr {
 
-// C[0:12, 0:32] (+)= Ap (kc x 12)^T . Bp (kc x 32); partial tiles (mr < 12 or nr < 32) go through a buffer.
-void microKernel12x32(long kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, bool acc,
-                      long mr, long nr) {
-  __m512 c[12][2];
-  for (int i = 0; i < 12; i++) c[i][0] = c[i][1] = _mm512_setzero_ps();
-  for (long p = 0; p < kc; p++) {
-    __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
-    _mm_prefetch(reinterpret_cast<const char*>(Bp + 256), _MM_HINT_T0);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; i++) {
-      __m512 a = _mm512_set1_ps(Ap[i]);
-      c[i][0] = _mm512_fmadd_ps(a, b0, c[i][0]);
-      c[i][1] = _mm512_fmadd_ps(a, b1, c[i][1]);
-    }
-    Ap += 12;
-    Bp += 32;
-  }
+namespace {
+
+// Writes the 12x32 accumulators to C: all of them, or masked stores of the valid mr rows and nr columns.
+__attribute__((always_inline)) inline void storeTile(__m512 (&c)[12][2], float* C, long ldc, bool acc, long mr, long nr) {
   if (mr == 12 && nr == 32) {
     for (int i = 0; i < 12; i++) {
       float* ci = C + i * ldc;
@@ -50,6 +37,51 @@ void microKernel12x32(long kc, const float* __restrict Ap, const float* __restri
     _mm512_mask_storeu_ps(ci, m0, v0);
     _mm512_mask_storeu_ps(ci + 16, m1, v1);
   }
+}
+
+}  // namespace
+
+// C[0:12, 0:32] (+)= Ap (kc x 12)^T . Bp (kc x 32); partial tiles (mr < 12 or nr < 32) store only mr x nr.
+void microKernel12x32(long kc, const float* __restrict Ap, const float* __restrict Bp, float* C, long ldc, bool acc,
+                      long mr, long nr) {
+  __m512 c[12][2];
+  for (int i = 0; i < 12; i++) c[i][0] = c[i][1] = _mm512_setzero_ps();
+  for (long p = 0; p < kc; p++) {
+    __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
+    _mm_prefetch(reinterpret_cast<const char*>(Bp + 256), _MM_HINT_T0);
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++) {
+      __m512 a = _mm512_set1_ps(Ap[i]);
+      c[i][0] = _mm512_fmadd_ps(a, b0, c[i][0]);
+      c[i][1] = _mm512_fmadd_ps(a, b1, c[i][1]);
+    }
+    Ap += 12;
+    Bp += 32;
+  }
+  storeTile(c, C, ldc, acc, mr, nr);
+}
+
+// The same product with A read in place: rows A + i * lda (i < mr), contiguous in k, instead of a packed panel.
+// The sums are taken in the same order as microKernel12x32's, so the results are bit for bit the same. Rows past
+// mr re-read row mr - 1 (never stored), so a partial tile reads nothing outside A.
+void microKernel12x32RowA(long kc, const float* __restrict A, long lda, const float* __restrict Bp, float* C, long ldc,
+                          bool acc, long mr, long nr) {
+  const float* a[12];
+  for (long i = 0; i < 12; i++) a[i] = A + (i < mr ? i : mr - 1) * lda;
+  __m512 c[12][2];
+  for (int i = 0; i < 12; i++) c[i][0] = c[i][1] = _mm512_setzero_ps();
+  for (long p = 0; p < kc; p++) {
+    __m512 b0 = _mm512_load_ps(Bp), b1 = _mm512_load_ps(Bp + 16);
+    _mm_prefetch(reinterpret_cast<const char*>(Bp + 256), _MM_HINT_T0);
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++) {
+      __m512 av = _mm512_set1_ps(a[i][p]);
+      c[i][0] = _mm512_fmadd_ps(av, b0, c[i][0]);
+      c[i][1] = _mm512_fmadd_ps(av, b1, c[i][1]);
+    }
+    Bp += 32;
+  }
+  storeTile(c, C, ldc, acc, mr, nr);
 }
 
 }  // namespace rlvr

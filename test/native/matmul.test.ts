@@ -1,7 +1,7 @@
 /**
  * Native matmul against the js twin: odd sizes around the 6x16 micro-kernel and 256-deep k blocks, every
  * transpose combination, batch strides (including a broadcast operand) and accumulation, plus the
- * matrix-vector path (m <= 4). Tolerance: |diff| <= 1e-4 * (1 + |ref|) scaled by sqrt(k)/sqrt(64) for deep k,
+ * matrix-vector path (m <= 4), and the in-place row-major A path against the packed one (exact). Tolerance: |diff| <= 1e-4 * (1 + |ref|) scaled by sqrt(k)/sqrt(64) for deep k,
  * since both sides round float32 sums in different orders.
  */
 import { describe, it } from "vitest";
@@ -99,6 +99,30 @@ describe.skipIf(!native)("native matmul vs js", () => {
       { batch: 1, m: 512, n: 512, k: 512, transA: false, transB: true, strideA: 0, strideB: 0, accumulate: false },
       "512^3",
     );
+  });
+
+  it("reads a row-major A in place with the same sums as the packed path, bit for bit", async () => {
+    // With AVX-512, a row-major A and at most 512 columns skip packing A (gemmRowA); a transposed A is packed. Both
+    // take each dot product in the same order, so the same numbers must come out exactly, partial tiles included.
+    const { expect } = await import("vitest");
+    const rng = new Rng(4);
+    for (const [m, n, k] of [
+      [17, 33, 5],
+      [37, 96, 96],
+      [130, 512, 300],
+      [25, 7, 257],
+    ]) {
+      const a = randn(rng, m * k),
+        b = randn(rng, k * n);
+      const at = new Float32Array(k * m);
+      for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) at[p * m + i] = a[i * k + p]!;
+      const base = { batch: 1, m, n, k, transB: false, strideA: 0, strideB: 0, accumulate: false };
+      const inPlace = new Float32Array(m * n),
+        packed = new Float32Array(m * n);
+      native!.matmul(a, b, inPlace, { ...base, transA: false });
+      native!.matmul(at, b, packed, { ...base, transA: true });
+      expect(Array.from(inPlace), `m${m} n${n} k${k}`).toEqual(Array.from(packed));
+    }
   });
 
   it("rejects buffers shorter than the dimensions say, naming the kernel", async () => {
