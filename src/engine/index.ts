@@ -17,7 +17,7 @@ export {
 } from "./tensor.js";
 export type { TensorLike } from "./tensor.js";
 export { backward } from "./autograd.js";
-export { setPoolLimit, tidy } from "./pool.js";
+export { allocZeroed, release as releaseBuffer, setPoolLimit, tidy } from "./pool.js";
 export * from "./ops/index.js";
 export type { OpName } from "./ops/op-set.js";
 export { backend, setBackend, availableBackends, type BackendName } from "./backends/index.js";

@@ -11,7 +11,7 @@
  * Caches hold no graph: they are for sampling under `noGrad`.
  */
 import { ShapeError, fmtShape } from "../util/index.js";
-import { Tensor } from "../engine/index.js";
+import { Tensor, allocZeroed, releaseBuffer } from "../engine/index.js";
 
 /** Keys, values and masking for one attention call over the cache. */
 export interface CachedKV {
@@ -28,6 +28,7 @@ export class KVCache {
   /** Positions already cached (the next token's position). */
   length = 0;
   private readonly keys: Float32Array[];
+  private released = false;
   private readonly values: Float32Array[];
 
   constructor(
@@ -38,8 +39,19 @@ export class KVCache {
     readonly headDim: number,
   ) {
     const size = batch * kvHeads * maxLen * headDim;
-    this.keys = Array.from({ length: layers }, () => new Float32Array(size));
-    this.values = Array.from({ length: layers }, () => new Float32Array(size));
+    this.keys = Array.from({ length: layers }, () => allocZeroed(size));
+    this.values = Array.from({ length: layers }, () => allocZeroed(size));
+  }
+
+  /**
+   * Returns the stores to the engine's buffer pool, for the next cache of the same shape; the cache is unusable
+   * after (an append throws). For a sampler that knows its cache is dead: an RL run decodes every step, and left to
+   * the GC the stores are fresh arrays each time.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (const b of [...this.keys, ...this.values]) releaseBuffer(b);
   }
 
   /**
@@ -49,6 +61,7 @@ export class KVCache {
    */
   append(layer: number, k: Tensor, v: Tensor, mask: Float32Array | null): CachedKV {
     const [b, h, t, d] = k.shape as [number, number, number, number];
+    if (this.released) throw new Error("KVCache.append: this cache was released");
     if (b !== this.batch || h !== this.kvHeads || d !== this.headDim || this.length + t > this.maxLen) {
       throw new ShapeError(
         `KVCache.append: k ${fmtShape(k.shape)} at length ${this.length} does not fit cache (B ${this.batch}, Hkv ${this.kvHeads}, maxLen ${this.maxLen}, D ${this.headDim})`,

@@ -103,36 +103,40 @@ export async function runEpisodes(
   const watchers = rows.map(() => new StopWatcher(tokenizer, stop));
   if (budgets.maxTotalTokens === 0) rows.forEach((r) => (r.state = "done"));
 
-  while (rows.some((r) => r.state !== "done")) {
-    const live = rows.filter((r) => r.state !== "done");
-    const width = live.every((r) => r.state === "insert") ? Math.min(...live.map((r) => r.pending.length)) : 1;
-    const next = new Int32Array(rows.length * width).fill(tokenizer.padId); // (B, width)
-    const ended: { b: number; end: TurnInfo["end"] }[] = [];
-    rows.forEach((r, b) => {
-      if (r.state === "insert") {
-        const fed = r.pending.splice(0, width);
-        fed.forEach((id, k) => (next[b * width + k] = id));
-        for (const id of fed) pushToken(r, id, 0, 0);
-        if (r.pending.length === 0) r.state = "model";
-      } else if (r.state === "model") {
-        const { token, logprob } = session.draw(b);
-        next[b * width] = token;
-        pushToken(r, token, logprob, 1);
-        r.turnIds.push(token);
-        const end: TurnInfo["end"] | null =
-          token === tokenizer.eosId
-            ? "eos"
-            : watchers[b]!.hit(r.turnIds)
-              ? "stop"
-              : r.turnIds.length >= budgets.maxTokensPerTurn || r.ids.length >= budgets.maxTotalTokens
-                ? "length"
-                : null;
-        if (end) ended.push({ b, end });
-      }
-    });
-    await Promise.all(ended.map(({ b, end }) => endTurn(rows[b]!, end, env, budgets, tokenizer)));
-    if (rows.every((r) => r.state === "done")) break;
-    session.feed(next, width);
+  try {
+    while (rows.some((r) => r.state !== "done")) {
+      const live = rows.filter((r) => r.state !== "done");
+      const width = live.every((r) => r.state === "insert") ? Math.min(...live.map((r) => r.pending.length)) : 1;
+      const next = new Int32Array(rows.length * width).fill(tokenizer.padId); // (B, width)
+      const ended: { b: number; end: TurnInfo["end"] }[] = [];
+      rows.forEach((r, b) => {
+        if (r.state === "insert") {
+          const fed = r.pending.splice(0, width);
+          fed.forEach((id, k) => (next[b * width + k] = id));
+          for (const id of fed) pushToken(r, id, 0, 0);
+          if (r.pending.length === 0) r.state = "model";
+        } else if (r.state === "model") {
+          const { token, logprob } = session.draw(b);
+          next[b * width] = token;
+          pushToken(r, token, logprob, 1);
+          r.turnIds.push(token);
+          const end: TurnInfo["end"] | null =
+            token === tokenizer.eosId
+              ? "eos"
+              : watchers[b]!.hit(r.turnIds)
+                ? "stop"
+                : r.turnIds.length >= budgets.maxTokensPerTurn || r.ids.length >= budgets.maxTotalTokens
+                  ? "length"
+                  : null;
+          if (end) ended.push({ b, end });
+        }
+      });
+      await Promise.all(ended.map(({ b, end }) => endTurn(rows[b]!, end, env, budgets, tokenizer)));
+      if (rows.every((r) => r.state === "done")) break;
+      session.feed(next, width);
+    }
+  } finally {
+    session.close(); // its KV cache goes back to the engine's pool for the next step's episodes
   }
   return rows.map((r) => ({
     completionIds: r.ids,

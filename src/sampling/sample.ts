@@ -10,7 +10,7 @@
  * The recorded log-prob of a token is log_softmax(logits / T) of the unfiltered distribution (see ./filter.ts),
  * which is what a training forward pass over the same tokens computes.
  */
-import { noGrad, tidy, type Tensor } from "../engine/index.js";
+import { noGrad, releaseBuffer, tidy, type Tensor } from "../engine/index.js";
 import type { KVCache, Transformer } from "../models/transformer.js";
 import type { Tokenizer } from "../models/tokenizer.js";
 import type { RgbImage } from "../util/image.js";
@@ -81,6 +81,7 @@ export function sample(
     if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;
     session.feed(next, 1);
   }
+  session.close();
   for (const o of out) o.text = tokenizer.decode(o.tokens);
   return out;
 }
@@ -181,7 +182,15 @@ export class DecodeSession {
       throw new ConfigError(`DecodeSession.feed: ${width} tokens do not fit; ${this.room} slots left`);
     this.len += width;
     const opts = { cache: this.cache, lastOnly: true, ...this.maskFor(this.len) };
+    const before = this.logits;
     this.logits = tidy(() => noGrad(() => this.model.forward(ids, this.batch, width, opts)));
+    releaseBuffer(before.data); // views of it were valid until this feed (lastLogits)
+  }
+
+  /** Returns the cache and the last logits to the engine's pool; the session is unusable after. */
+  close(): void {
+    this.cache.release();
+    releaseBuffer(this.logits.data);
   }
 
   /** Row b's logits after its last fed token: (V) (a view; valid until the next `feed`). */

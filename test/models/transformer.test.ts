@@ -56,6 +56,29 @@ describe.each([
     expect(maxDiff(last.data.subarray(V), full.data.subarray(7 * V, 8 * V))).toBeLessThan(1e-6);
   });
 
+  it("hands a released cache's stores to the next cache of that shape, zeroed, with the same logits", () => {
+    // 16 rows x 64 slots: each store is above the pool's 4096-element threshold.
+    const rows = 16;
+    const ids = Int32Array.from({ length: rows * 8 }, (_, i) => seq[i % 8]!);
+    const decode = (cache: ReturnType<typeof model.newCache>) => {
+      noGrad(() => model.forward(ids.subarray(0, rows * 7), rows, 7, { cache }));
+      return noGrad(() => model.forward(ids.subarray(0, rows), rows, 1, { cache })).data.slice();
+    };
+    const first = model.newCache(rows, 64);
+    const want = decode(first);
+    const stores = (c: object) => {
+      const { keys, values } = c as { keys: Float32Array[]; values: Float32Array[] };
+      return [...keys, ...values];
+    };
+    const reused = stores(first)[0]!;
+    first.release();
+    const second = model.newCache(rows, 64);
+    expect(stores(second)).toContain(reused); // the released store came back from the pool...
+    for (const k of stores(second)) expect(k.every((x) => x === 0)).toBe(true); // ...zeroed
+    expect(Array.from(decode(second))).toEqual(Array.from(want));
+    expect(() => decode(first)).toThrow(/this cache was released/);
+  });
+
   it("refuses a cache under grad mode and names bad shapes", () => {
     expect(() => model.forward(seq, 1, 8, { cache: model.newCache(1, 8) })).toThrow(/run cached decoding under noGrad/);
     expect(() => model.forward(seq, 2, 8)).toThrow(/8 ids do not fill \(B, T\) = \(2, 8\)/);

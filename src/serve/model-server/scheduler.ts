@@ -188,6 +188,7 @@ export class BatchScheduler {
       session.feed(next, 1);
       await new Promise((r) => setImmediate(r)); // let streams flush and new requests queue
     }
+    session.close(); // the KV cache goes back to the engine's pool for the next batch
     return out;
   }
 }
