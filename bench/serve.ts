@@ -22,10 +22,10 @@
  * Run: npm run bench:serve (needs redis-server on PATH); BENCH_SERVE_SMOKE=1 runs a tiny version in about a minute.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { main } from "../src/cli/index.js";
 import { rewards } from "../src/rewards/index.js";
 import { probeRedis, toScored, type ItemResult, type ScoreItem } from "../src/serve/index.js";
@@ -33,6 +33,32 @@ import { Rng } from "../src/util/index.js";
 import { rssFloors } from "./harness/memory.js";
 
 const SELF = resolve(import.meta.dirname ?? ".", "serve.ts");
+const ROOT = resolve(import.meta.dirname ?? ".", "..");
+
+/** Whether every .ts file under src/ has its compiled .js in dist/, written after the source was last changed. */
+function distIsFresh(): boolean {
+  const src = join(ROOT, "src");
+  for (const e of readdirSync(src, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || !e.name.endsWith(".ts") || e.name.endsWith(".d.ts")) continue;
+    const from = join(e.parentPath, e.name);
+    const to = join(ROOT, "dist", relative(src, from)).replace(/\.ts$/, ".js");
+    if (!existsSync(to) || statSync(to).mtimeMs < statSync(from).mtimeMs) return false;
+  }
+  return true;
+}
+
+/**
+ * How the children start: `bin/rlvr.js` (the compiled dist/, as `rlvr serve-rewards` runs for users) when dist/ is
+ * up to date with src/, else this file under tsx, whose transpiled code is a little slower (esbuild's `__name`
+ * wrappers were about 1% of a worker's time in a V8 profile) and starts slower.
+ */
+const CHILD_ENTRY: string[] = (() => {
+  if (distIsFresh()) return [join(ROOT, "bin", "rlvr.js")];
+  console.log(
+    "  (dist/ is older than src/: the service runs from source under tsx; `npm run build` to run it compiled)",
+  );
+  return ["--import", "tsx", SELF, "--as-cli"];
+})();
 
 const SMOKE = process.env.BENCH_SERVE_SMOKE === "1";
 const env = process.env;
@@ -147,7 +173,7 @@ function command(args: string[], ready: RegExp): Promise<{ child: ChildProcess; 
   const prof = env.BENCH_SERVE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${resolve(env.BENCH_SERVE_PROF)}`] : [];
   // BENCH_SERVE_NODE_ARGS: extra node/V8 flags for the children (experiments, e.g. heap sizing).
   const nodeArgs = (env.BENCH_SERVE_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const argv = [...prof, ...nodeArgs, "--import", "tsx", SELF, "--as-cli", ...args];
+  const argv = [...prof, ...nodeArgs, ...CHILD_ENTRY, ...args];
   const child = spawn(process.execPath, argv, { stdio: "pipe" });
   let out = "";
   return new Promise((ok, fail) => {
@@ -244,6 +270,7 @@ async function drive(
   const out: RunResult = { seconds: 0, cpu: {}, lost: 0, why: {}, duplicated: 0, latencies: [], rss: [] };
   let next = 0;
   let done = 0;
+  const answers: { batch: Case[]; results: ItemResult[]; status: number }[] = [];
   out.rss.push({ done, mb: rssMb(serverPid) });
   const sampler = setInterval(() => out.rss.push({ done, mb: rssMb(serverPid) }), 250);
   const t0 = performance.now();
@@ -260,14 +287,7 @@ async function drive(
       }
       const results = res.status === 200 ? (JSON.parse(res.text) as { results: ItemResult[] }).results : [];
       out.latencies.push(performance.now() - started);
-      out.duplicated += Math.max(0, results.length - batch.length);
-      batch.forEach((c, i) => {
-        const got = results[i];
-        if (JSON.stringify(got) === c.wantJson) return;
-        out.lost++;
-        const why = got === undefined ? `missing (HTTP ${res.status})` : "error" in got ? got.error.code : "wrong";
-        out.why[why] = (out.why[why] ?? 0) + 1;
-      });
+      answers.push({ batch, results, status: res.status });
       done += batch.length;
       if (at && done >= at.done) void at.run();
     }
@@ -276,7 +296,29 @@ async function drive(
   out.seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   out.rss.push({ done, mb: rssMb(serverPid) });
+  // Checked once the clock has stopped: comparing results is the bench's work, not a trainer's, and on two shared
+  // cores it would be charged to the service's throughput.
+  for (const { batch, results, status } of answers) {
+    out.duplicated += Math.max(0, results.length - batch.length);
+    batch.forEach((c, i) => {
+      const got = results[i];
+      if (JSON.stringify(got) === c.wantJson) return;
+      out.lost++;
+      const why = got === undefined ? `missing (HTTP ${status})` : "error" in got ? got.error.code : "wrong";
+      out.why[why] = (out.why[why] ?? 0) + 1;
+    });
+  }
   return out;
+}
+
+/** The server's heap-budget collections so far (`--heap-budget-mb`), read from its /metrics. */
+async function heapCollections(url: string): Promise<{ count: number; seconds: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  return {
+    count: read("rlvr_serve_heap_collections_total"),
+    seconds: read("rlvr_serve_heap_collection_seconds_total"),
+  };
 }
 
 /** Server RSS: mean over the last `window` items minus the mean over the first `window` (samples 250 ms apart). */
@@ -338,6 +380,7 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
         client: (client.user + client.system) / 1e6,
       };
     };
+    const heapBefore = await heapCollections(url);
     const m = faults
       ? await drive(url, server.child.pid!, math, `${tag}-m`, halfway)
       : await inTurns(math, async (chunk, turn) => {
@@ -347,9 +390,11 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
           for (const k of Object.keys(after)) r.cpu[k] = after[k]! - before[k]!;
           return r;
         });
+    const heapAfter = await heapCollections(url);
+    const heap = { count: heapAfter.count - heapBefore.count, seconds: heapAfter.seconds - heapBefore.seconds };
     await redisRestart;
     const s = await drive(url, server.child.pid!, solver, `${tag}-s`);
-    return { math: m, solver: s };
+    return { math: m, solver: s, heap };
   } finally {
     if (killer) clearInterval(killer);
     // SIGTERM lets a profiled child drain and write its profile; otherwise there is nothing to wait for.
@@ -408,9 +453,16 @@ async function bench(): Promise<void> {
   const solver = await solverCases(SIZE.solver);
   emit("serve.in_process_math_items_per_s", inProcess, "items/s (this thread, rewards.score)");
   let best = { workers: 0, ratio: 0 };
-  const report = (prefix: string, r: { math: RunResult; solver: RunResult }, workers: number) => {
+  const report = (
+    prefix: string,
+    r: { math: RunResult; solver: RunResult; heap: { count: number; seconds: number } },
+    workers: number,
+  ) => {
     const rate = SIZE.math / r.math.seconds;
     emit(`${prefix}.w${workers}.math_items_per_s`, rate, "items/s");
+    // The server's heap budget over the maths items: how many full collections, and their time per item.
+    emit(`${prefix}.w${workers}.heap_collections`, r.heap.count, "full collections (heap budget), maths items");
+    emit(`${prefix}.w${workers}.heap_gc_ms_per_item`, (r.heap.seconds * 1000) / SIZE.math, "ms per maths item");
     const turns = r.math.turnRatios;
     if (turns) {
       const ratio = quantile(turns, 0.5);

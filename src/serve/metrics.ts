@@ -36,6 +36,8 @@ export class ServiceMetrics {
   readonly errors: Counter<"code">;
   readonly requestsInFlight: Gauge;
   readonly itemsInFlight: Gauge;
+  readonly heapCollections: Counter;
+  readonly heapCollectionSeconds: Counter;
   /**
    * The item counters and histogram per label, looked up once: prom-client hashes the label set on every call by
    * labels, which per item was a sizeable share of the server's allocation. Bounded: labels are known reward and task
@@ -85,6 +87,16 @@ export class ServiceMetrics {
     this.itemsInFlight = new Gauge({
       name: "rlvr_serve_items_in_flight",
       help: "items being scored now",
+      registers,
+    });
+    this.heapCollections = new Counter({
+      name: "rlvr_serve_heap_collections_total",
+      help: "full garbage collections run by the heap budget (--heap-budget-mb)",
+      registers,
+    });
+    this.heapCollectionSeconds = new Counter({
+      name: "rlvr_serve_heap_collection_seconds_total",
+      help: "time spent in the heap budget's full garbage collections",
       registers,
     });
     this.sandboxMetrics(poolStats);

@@ -69,6 +69,13 @@ export const serveOptionsSchema = z
       .min(1)
       .default(256)
       .describe("with --redis: items per queue job (more saves Redis round trips; 1 spreads a batch widest)"),
+    heapBudgetMb: z
+      .number()
+      .min(0)
+      .default(8)
+      .describe(
+        "run a full garbage collection when the old heap has grown this many MB since the last (0: leave it to V8)",
+      ),
   })
   .strict()
   .superRefine((o, ctx) => {

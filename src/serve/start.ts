@@ -5,6 +5,7 @@
  * server listens (an unreachable URL fails the start with an error naming it) and the queue is closed last.
  */
 import { closeSharedPool } from "../rewards/sandbox/pool.js";
+import { startHeapBudget } from "./heap-budget.js";
 import { listenWithDrain, type Listening } from "./listen.js";
 import { parseServeOptions } from "./options.js";
 import { QueueScorer } from "./queue-scorer.js";
@@ -21,14 +22,23 @@ export async function startRewardServer(
   config: RewardServerConfig & { keepPool?: boolean } = {},
 ): Promise<RunningRewardServer> {
   const { keepPool = false, ...rest } = config;
-  const { redis, queue: name, queueGraceMs, jobItems } = parseServeOptions(serveFields(rest));
+  const { redis, queue: name, queueGraceMs, jobItems, heapBudgetMb } = parseServeOptions(serveFields(rest));
   const queue =
     redis === undefined ? undefined : await QueueScorer.connect({ redis, queue: name, queueGraceMs, jobItems });
   let server: RewardServer;
   let listening: Listening;
   try {
     server = buildRewardServer({ ...rest, queueScorer: queue });
+    const metrics = server.metrics;
+    const heap = startHeapBudget({
+      budgetMb: heapBudgetMb,
+      onCollect(seconds) {
+        metrics.heapCollections.inc();
+        metrics.heapCollectionSeconds.inc(seconds);
+      },
+    });
     listening = await listenWithDrain(server, async () => {
+      heap.stop();
       await queue?.close();
       if (!keepPool) await closeSharedPool();
     });

@@ -20,6 +20,7 @@ const FLAGS = [
   ["queue", "--queue <name>"],
   ["queueGraceMs", "--queue-grace-ms <n>"],
   ["jobItems", "--job-items <n>"],
+  ["heapBudgetMb", "--heap-budget-mb <n>"],
 ] as const;
 
 /** Flags whose values are strings; the others are numbers. */
