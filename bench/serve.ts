@@ -88,6 +88,12 @@ const IN_PROCESS_PASSES = 3;
  */
 const TURNS = SMOKE ? 2 : 5;
 const INFLIGHT = 4;
+/**
+ * Maths items scored before each service run is measured. With the 1,024 used until 2026-12-06, the first of
+ * `serve.rss_growth_mb`'s windows fell in the server's warm-up (JIT code, the young generation growing to its size,
+ * allocator arenas), so the metric read +4 to +11 MB on runs whose RSS was flat from about 10,000 items on.
+ */
+const WARM_ITEMS = SMOKE ? 4 * BATCH : 40 * BATCH;
 
 interface Case {
   item: ScoreItem;
@@ -360,8 +366,9 @@ async function serviceRun(workers: number, math: Case[], solver: Case[], faults:
     })());
   const tag = `${faults ? "f" : "n"}${workers}`;
   try {
-    // Warm-up (not measured): the server and workers load and compile the checkers on their first items.
-    await drive(url, server.child.pid!, [...math.slice(0, 4 * BATCH), ...solver.slice(0, 3)], `${tag}-warm`);
+    // Warm-up (not measured): the server and workers load and compile the checkers on their first items, and the
+    // server's RSS settles (it climbs by 10-15 MB over its first 10,000 or so items, then stays flat: the soak).
+    await drive(url, server.child.pid!, [...math.slice(0, WARM_ITEMS), ...solver.slice(0, 3)], `${tag}-warm`);
     if (faults) {
       killer = setInterval(() => {
         if (pool.length < workers) return; // the last one killed is still being replaced
