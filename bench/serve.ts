@@ -26,9 +26,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { main } from "../src/cli/index.js";
-import { rewards } from "../src/rewards/index.js";
-import { probeRedis, toScored, type ItemResult, type ScoreItem } from "../src/serve/index.js";
+import type * as RewardsModule from "../src/rewards/index.js";
+import { probeRedis, type ItemResult, type ScoreItem } from "../src/serve/index.js";
+import type * as ServeModule from "../src/serve/index.js";
 import { Rng } from "../src/util/index.js";
 import { rssFloors } from "./harness/memory.js";
 
@@ -52,8 +54,9 @@ function distIsFresh(): boolean {
  * up to date with src/, else this file under tsx, whose transpiled code is a little slower (esbuild's `__name`
  * wrappers were about 1% of a worker's time in a V8 profile) and starts slower.
  */
+const COMPILED = distIsFresh();
 const CHILD_ENTRY: string[] = (() => {
-  if (distIsFresh()) return [join(ROOT, "bin", "rlvr.js")];
+  if (COMPILED) return [join(ROOT, "bin", "rlvr.js")];
   console.log(
     "  (dist/ is older than src/: the service runs from source under tsx; `npm run build` to run it compiled)",
   );
@@ -141,6 +144,18 @@ async function mathCases(n: number): Promise<{ cases: Case[]; perSecond: number 
   return { cases, perSecond: quantile(rates, 0.5) };
 }
 
+/**
+ * The rewards the in-process baseline scores with: from dist/ whenever the children run compiled, so both sides of
+ * `serve.math_throughput_ratio` run the same compiled checker (under tsx it carries esbuild's `__name` wrappers).
+ */
+const fromDist = async <T>(path: string): Promise<T> =>
+  (await import(pathToFileURL(join(ROOT, "dist", path)).href)) as T;
+const { rewards } = COMPILED
+  ? await fromDist<typeof RewardsModule>("rewards/index.js")
+  : await import("../src/rewards/index.js");
+const { toScored } = COMPILED
+  ? await fromDist<typeof ServeModule>("serve/index.js")
+  : await import("../src/serve/index.js");
 const mathSpec = rewards.get("math-answer");
 const mathOptions = mathSpec.options.parse({});
 /** A maths item scored as bench:rewards scores it: the reward's checker on this thread. */
