@@ -80,7 +80,8 @@ export function fullCollection(): () => void {
 
 /**
  * Starts the budget: a timer (unref'd, so it never keeps the process alive) reads the old generation every `checkMs`
- * and collects once it has grown by `budgetMb` since the last collection. `budgetMb` 0 returns a budget that never
+ * and collects once it has grown by `budgetMb` over the lowest size read since the last collection (V8's own
+ * collections lower that mark too). `budgetMb` 0 returns a budget that never
  * collects.
  */
 export function startHeapBudget(options: HeapBudgetOptions): HeapBudget {
@@ -103,6 +104,8 @@ export function startHeapBudget(options: HeapBudgetOptions): HeapBudget {
   let lastMs = 0;
   const check = () => {
     const before = heapUsed();
+    // Growth counts from the lowest point since the last collection: V8's own collections lower it too.
+    floor = Math.min(floor, before);
     if (before - floor <= budget) return false;
     const t0 = now();
     if (t0 - lastEnd < lastMs / maxShare) return false;

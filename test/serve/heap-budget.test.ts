@@ -54,6 +54,20 @@ describe("heap budget", () => {
     }
   });
 
+  it("counts growth from the lowest size seen, so a collection V8 ran by itself lowers the mark", () => {
+    const f = fakeHeap(30 * MB);
+    const b = startHeapBudget({ budgetMb: 8, ...f });
+    try {
+      f.h.used = 24 * MB; // V8 collected on its own: 6 MB below the last mark
+      expect(b.check()).toBe(false);
+      f.h.used = 33 * MB; // 9 MB over 24, though only 3 over 30
+      expect(b.check()).toBe(true);
+      expect(f.h.collected).toBe(1);
+    } finally {
+      b.stop();
+    }
+  });
+
   it("keeps collections under maxShare of the time, whatever the garbage rate", () => {
     const f = fakeHeap(30 * MB, 50); // each collection takes 50 ms
     const b = startHeapBudget({ budgetMb: 1, maxShare: 0.1, ...f });
