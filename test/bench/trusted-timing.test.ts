@@ -5,7 +5,16 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOAD_ALLOWANCE, loadSample, loadVerdict, type LoadSample } from "../../bench/harness/load.js";
+import {
+  LOAD_ALLOWANCE,
+  OTHERS_LIMIT,
+  loadSample,
+  loadVerdict,
+  parsePidStat,
+  parseProcStat,
+  treeTicks,
+  type LoadSample,
+} from "../../bench/harness/load.js";
 import { interleave, pairedRatio, spread } from "../../bench/harness/interleave.js";
 import { PeerProcess } from "../../bench/harness/peer-process.js";
 
@@ -32,6 +41,78 @@ describe("loadVerdict", () => {
     expect(s.load1).toBeGreaterThanOrEqual(0);
     expect(s.cores).toBeGreaterThan(0);
     expect(Number.isNaN(Date.parse(s.at))).toBe(false);
+    if (process.platform === "linux") {
+      const c = s.cpu!;
+      expect(c.busy).toBeGreaterThan(0);
+      expect(c.busy).toBeLessThanOrEqual(c.total);
+      expect(c.own).toBeGreaterThan(0); // this test's process has run
+      expect(c.own).toBeLessThanOrEqual(c.busy);
+    }
+  });
+});
+
+describe("loadVerdict from CPU accounting", () => {
+  // 2 cores, 10 s of wall time = 2,000 ticks of total CPU time at USER_HZ 100
+  const reading = (total: number, busy: number, own: number, load1 = 3): LoadSample => ({
+    load1,
+    cores: 2,
+    at: "2026-12-06T00:00:00Z",
+    cpu: { total, busy, own },
+  });
+
+  it("counts a run where only this process tree was busy, whatever the load average says", () => {
+    // busy +1,900 ticks, all of them ours: others 0 cores, though the load average (3) is above 2.5
+    const v = loadVerdict(reading(10_000, 4_000, 500), reading(12_000, 5_900, 2_400), 2);
+    expect(v.counts).toBe(true);
+    expect(v.othersCores).toBe(0);
+    expect(v.line).toBe(
+      "load average 3.00 before, 3.00 after; 2 threads; other processes used 0.00 cores on average during the run: quiet",
+    );
+  });
+
+  it("refuses a run where others used more than the limit, and says how much", () => {
+    // busy +1,900, ours +1,300: others 600 ticks over 1,000 ticks of one CPU = 0.6 cores
+    const v = loadVerdict(reading(10_000, 4_000, 500, 0.1), reading(12_000, 5_900, 1_800, 0.1), 2);
+    expect(v.counts).toBe(false);
+    expect(v.othersCores).toBeCloseTo(0.6, 12);
+    expect(v.line).toMatch(/^WARNING: .*other processes used 0\.60 cores .*above 0\.2, so this run does not count$/);
+    // just at the limit still counts; just above does not
+    const edge = (othersTicks: number) =>
+      loadVerdict(reading(0, 0, 0), reading(2_000, 1_000, 1_000 - othersTicks), 1).counts;
+    expect(edge(OTHERS_LIMIT * 1_000)).toBe(true);
+    expect(edge(OTHERS_LIMIT * 1_000 + 1)).toBe(false);
+  });
+
+  it("falls back to the load average when a reading has no counters", () => {
+    const v = loadVerdict({ load1: 0.2, cores: 2, at: "" }, reading(12_000, 5_900, 1_800, 3.2), 2);
+    expect(v.counts).toBe(false);
+    expect(v.othersCores).toBeUndefined();
+  });
+
+  it("parses /proc/stat, leaving idle and iowait out of busy and steal in", () => {
+    const text = "cpu  100 5 50 1000 20 3 2 7 40 0\ncpu0 50 2 25 500 10 1 1 3 20 0\nintr 1\n";
+    // total: user..steal = 100+5+50+1000+20+3+2+7 = 1,187 (guest is inside user); busy = 1,187 - 1,000 - 20
+    expect(parseProcStat(text)).toEqual({ total: 1_187, busy: 167 });
+    expect(() => parseProcStat("intr 1\n")).toThrow(/no aggregate cpu line/);
+  });
+
+  it("parses /proc/<pid>/stat with a command name holding spaces and parentheses", () => {
+    // fields: pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+    const text = "4242 (node (a b)) S 17 4242 4242 0 -1 4194304 100 0 0 0 250 30 12 3 20 0 9";
+    expect(parsePidStat(text)).toEqual({ ppid: 17, ticks: 250 + 30 + 12 + 3 });
+  });
+
+  it("sums a process tree: the root and every descendant, nothing beside it", () => {
+    const stats = new Map([
+      [1, { ppid: 0, ticks: 1_000 }],
+      [10, { ppid: 1, ticks: 5 }], // root of the bench
+      [11, { ppid: 10, ticks: 7 }], // its peer
+      [12, { ppid: 11, ticks: 2 }], // the peer's child
+      [20, { ppid: 1, ticks: 900 }], // a neighbour
+    ]);
+    expect(treeTicks(stats, 10)).toBe(14);
+    expect(treeTicks(stats, 20)).toBe(900);
+    expect(treeTicks(stats, 99)).toBe(0);
   });
 });
 
