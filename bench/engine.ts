@@ -169,18 +169,19 @@ function makeTrain(t: (typeof TRAIN)[keyof typeof TRAIN]): { rep: () => number; 
   return { rep: timed(step), params: model.numParameters() };
 }
 
-/** Draws one token per row from softmax(logits[row]) (logits: rows x vocab). */
+/** Draws one token per row from softmax(logits[row]) (logits: rows x vocab), each exponential taken once. */
 function drawTokens(logits: Float32Array, rows: number, vocab: number, rng: Rng, out: Int32Array): void {
+  const e = new Float64Array(vocab);
   for (let r = 0; r < rows; r++) {
     const o = r * vocab;
     let mx = -Infinity;
     for (let j = 0; j < vocab; j++) mx = Math.max(mx, logits[o + j]!);
     let s = 0;
-    for (let j = 0; j < vocab; j++) s += Math.exp(logits[o + j]! - mx);
+    for (let j = 0; j < vocab; j++) s += e[j] = Math.exp(logits[o + j]! - mx);
     let u = rng.random() * s,
       pick = vocab - 1;
     for (let j = 0; j < vocab; j++) {
-      u -= Math.exp(logits[o + j]! - mx);
+      u -= e[j]!;
       if (u <= 0) {
         pick = j;
         break;

@@ -71,6 +71,60 @@ long keyEnd(const float* maskRow, long tk) {
   return e;
 }
 
+// Head sizes up to 8 x this keep a one-row output in registers.
+constexpr int kOneRowBlocks = 8;
+
+// One query row against keys [0, kEnd) (a decoding step): P[j] = q . K_j four keys at a time, the masked softmax,
+// then O = sum_j P[j] V_j as rows of V scaled and added. The packed-GEMM path would run two matrix-vector products
+// with their per-call set-up for a few dozen keys; this reads K and V once each.
+void attendOneRow(const float* Q, const float* K, const float* V, float* P, float* O, long d, long tk, long kEnd,
+                  const float* maskRow, float scale) {
+  const long d8 = d & ~7L;
+  const __m256i tm = tailMask(d - d8);
+  auto dot = [&](const float* kr, __m256 acc) {
+    for (long p = 0; p < d8; p += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(Q + p), _mm256_loadu_ps(kr + p), acc);
+    if (d8 < d) acc = _mm256_fmadd_ps(_mm256_maskload_ps(Q + d8, tm), _mm256_maskload_ps(kr + d8, tm), acc);
+    return acc;
+  };
+  long j = 0;
+  for (; j + 4 <= kEnd; j += 4) {
+    __m256 s0 = dot(K + j * d, _mm256_setzero_ps()), s1 = dot(K + (j + 1) * d, _mm256_setzero_ps());
+    __m256 s2 = dot(K + (j + 2) * d, _mm256_setzero_ps()), s3 = dot(K + (j + 3) * d, _mm256_setzero_ps());
+    // four horizontal sums at once: pairwise hadds leave (s0, s1, s2, s3) in each 128-bit half
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(s0, s1), _mm256_hadd_ps(s2, s3));
+    _mm_storeu_ps(P + j, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+  }
+  for (; j < kEnd; j++) P[j] = hsum(dot(K + j * d, _mm256_setzero_ps()));
+  std::memset(P + kEnd, 0, sizeof(float) * (tk - kEnd));
+  maskedSoftmaxRow(P, kEnd, kEnd - 1, maskRow, scale);
+  if (d <= 8 * kOneRowBlocks) {  // O in registers: up to 64 values, the last block masked
+    const long blocks = (d + 7) / 8;
+    const __m256i last = tailMask(d - 8 * (blocks - 1));
+    __m256 acc[kOneRowBlocks];
+    for (int b = 0; b < kOneRowBlocks; b++) acc[b] = _mm256_setzero_ps();
+    for (long jj = 0; jj < kEnd; jj++) {
+      const __m256 pv = _mm256_set1_ps(P[jj]);
+      const float* vr = V + jj * d;
+      for (int b = 0; b < kOneRowBlocks; b++) {
+        if (b + 1 < blocks) acc[b] = _mm256_fmadd_ps(pv, _mm256_loadu_ps(vr + 8 * b), acc[b]);
+        else if (b + 1 == blocks) acc[b] = _mm256_fmadd_ps(pv, _mm256_maskload_ps(vr + 8 * b, last), acc[b]);
+      }
+    }
+    for (long b = 0; b < blocks; b++) _mm256_maskstore_ps(O + 8 * b, tailMask(std::min<long>(8, d - 8 * b)), acc[b]);
+    return;
+  }
+  std::memset(O, 0, sizeof(float) * d);
+  for (long jj = 0; jj < kEnd; jj++) {
+    const float pj = P[jj];
+    if (pj == 0.0f) continue;
+    const __m256 pv = _mm256_set1_ps(pj);
+    const float* vr = V + jj * d;
+    long p = 0;
+    for (; p < d8; p += 8) _mm256_storeu_ps(O + p, _mm256_fmadd_ps(pv, _mm256_loadu_ps(vr + p), _mm256_loadu_ps(O + p)));
+    for (; p < d; p++) O[p] += pj * vr[p];
+  }
+}
+
 }  // namespace
 
 void rope(const float* x, float* out, long batchHeads, long t, long headDim, long posOffset, double theta, bool inverse) {
@@ -123,6 +177,10 @@ void attention(const float* q, const float* k, const float* v, float* out, float
     float* O = out + bh * tq * d;
     const float* maskRow = mask ? mask + b * tk : nullptr;
     const long kMask = keyEnd(maskRow, tk);
+    if (tq == 1 && kMask > 0) {  // one query sees every unmasked key, causal or not (its position is the last)
+      attendOneRow(Q, K, V, P, O, d, tk, kMask, maskRow, s.scale);
+      return;
+    }
     for (long i0 = 0; i0 < tq; i0 += kRowBlock) {
       const long rows = std::min(kRowBlock, tq - i0);
       const long kEnd = s.causal ? std::min(kMask, tk - tq + i0 + rows) : kMask;

@@ -11,7 +11,7 @@
  * Caches hold no graph: they are for sampling under `noGrad`.
  */
 import { ShapeError, fmtShape } from "../util/index.js";
-import { Tensor, allocZeroed, releaseBuffer } from "../engine/index.js";
+import { Tensor, allocZeroed, backend, releaseBuffer } from "../engine/index.js";
 
 /** Keys, values and masking for one attention call over the cache. */
 export interface CachedKV {
@@ -28,8 +28,9 @@ export class KVCache {
   /** Positions already cached (the next token's position). */
   length = 0;
   private readonly keys: Float32Array[];
-  private released = false;
   private readonly values: Float32Array[];
+  private released = false;
+  private lastSlotMask: { total: number; mask: Float32Array | null; out: Float32Array } | null = null;
 
   constructor(
     readonly batch: number,
@@ -86,14 +87,14 @@ export class KVCache {
   /** Moves `length` past the `t` positions just appended by every layer. */
   advance(t: number): void {
     this.length += t;
+    this.lastSlotMask = null;
   }
 
-  /** Copies src (B, Hkv, t, D) into positions [length, length + t) of the store. */
+  /** Copies src (B, Hkv, t, D) into positions [length, length + t) of the store: one strided copy. */
   private store(store: Float32Array, src: Float32Array, t: number): void {
     const d = this.headDim;
-    for (let r = 0; r < this.batch * this.kvHeads; r++) {
-      store.set(src.subarray(r * t * d, (r + 1) * t * d), (r * this.maxLen + this.length) * d);
-    }
+    const shape = [this.batch * this.kvHeads, t, d];
+    backend().stridedCopy(src, 0, [t * d, d, 1], store, this.length * d, [this.maxLen * d, d, 1], shape, false);
   }
 
   /** Positions [0, total) as a contiguous (B, Hkv, total, D) tensor. */
@@ -106,9 +107,15 @@ export class KVCache {
     return new Tensor(out, [this.batch, this.kvHeads, total, d]);
   }
 
-  /** (B, maxLen): the caller's mask over the first `total` slots, 0 for slots not yet written. */
+  /**
+   * (B, maxLen): the caller's mask over the first `total` slots, 0 for slots not yet written. Every layer of one
+   * decoding step asks for the same one, so it is kept until `advance()`.
+   */
   private slotMask(mask: Float32Array | null, total: number): Float32Array {
+    const last = this.lastSlotMask;
+    if (last && last.total === total && last.mask === mask) return last.out;
     const out = new Float32Array(this.batch * this.maxLen);
+    this.lastSlotMask = { total, mask, out };
     for (let b = 0; b < this.batch; b++) {
       if (mask) out.set(mask.subarray(b * total, (b + 1) * total), b * this.maxLen);
       else out.fill(1, b * this.maxLen, b * this.maxLen + total);

@@ -25,6 +25,9 @@ export interface Draw {
   logprob: number;
 }
 
+/** The exponentials of the last row drawn (grown as needed; a row is drawn to the end before the next starts). */
+let expScratch = new Float64Array(0);
+
 /** Draws one token from `logits` (length V) with `rng`. */
 export function drawToken(logits: Float32Array, opts: DrawOptions, rng: Rng): Draw {
   const v = logits.length;
@@ -32,8 +35,11 @@ export function drawToken(logits: Float32Array, opts: DrawOptions, rng: Rng): Dr
   // log-sum-exp of logits / T in float64, for the recorded log-prob
   let max = -Infinity;
   for (let i = 0; i < v; i++) if (logits[i]! > max) max = logits[i]!;
+  // e^((l - max) / T) per token, kept for the draw below (each computed once; the same values either way)
+  if (expScratch.length < v) expScratch = new Float64Array(Math.max(v, 2 * expScratch.length));
+  const e = expScratch;
   let z = 0;
-  for (let i = 0; i < v; i++) z += Math.exp((logits[i]! - max) / t);
+  for (let i = 0; i < v; i++) z += e[i] = Math.exp((logits[i]! - max) / t);
   const logZ = Math.log(z);
   const logprobOf = (tok: number): number => (logits[tok]! - max) / t - logZ;
 
@@ -47,7 +53,7 @@ export function drawToken(logits: Float32Array, opts: DrawOptions, rng: Rng): Dr
     // inverse-CDF draw over the full distribution
     let u = rng.random() * z;
     for (let i = 0; i < v; i++) {
-      u -= Math.exp((logits[i]! - max) / t);
+      u -= e[i]!;
       if (u < 0) return { token: i, logprob: logprobOf(i) };
     }
     return { token: lastPositive(logits, max, t), logprob: logprobOf(lastPositive(logits, max, t)) };

@@ -77,6 +77,19 @@ describe.each(E.availableBackends())("op values on %s", (name) => {
     expectClose(E.concat([m23(), T([7, 8, 9], [1, 3])], 0).data, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it("permute moving only axes of size 1 is a view with the copied values", () => {
+    const x = T([...Array(24).keys()], [2, 1, 3, 4]); // a decoding step's (B, 1, H, D)
+    const v = E.transpose(x, 1, 2); // (B, H, 1, D): same memory order
+    expect(v.shape).toEqual([2, 3, 1, 4]);
+    expect(v.data).toBe(x.data);
+    const moved = E.permute(x, [1, 0, 2, 3]); // (1, B, H, D): also a view
+    expect(moved.data).toBe(x.data);
+    // (B, 1, H, D) → (H, 1, B, D) swaps B and H: a copy, value (h, 0, b, d) = x[b, 0, h, d]
+    const c = E.permute(x, [2, 1, 0, 3]);
+    expect(c.data).not.toBe(x.data);
+    expectClose(c.data.slice(0, 8), [0, 1, 2, 3, 12, 13, 14, 15]);
+  });
+
   it("matmul: plain, transposed, batched with a shared operand", () => {
     const b = T([1, 0, 0, 1, 1, 1], [3, 2]);
     expectClose(E.matmul(m23(), b).data, [4, 5, 10, 11]);

@@ -192,6 +192,8 @@ describe.skipIf(!native)("native row and network kernels vs js", () => {
       [{ batch: 2, heads: 4, kvHeads: 2, tq: 7, tk: 7, headDim: 16, scale: 0.25, causal: true }, false],
       [{ batch: 2, heads: 4, kvHeads: 1, tq: 5, tk: 33, headDim: 8, scale: 0.3, causal: true }, true],
       [{ batch: 3, heads: 2, kvHeads: 2, tq: 1, tk: 130, headDim: 32, scale: 0.17, causal: true }, true],
+      // one query row (the decoding path): a head size that is not a multiple of 8, keys not a multiple of 4
+      [{ batch: 2, heads: 4, kvHeads: 2, tq: 1, tk: 23, headDim: 7, scale: 0.4, causal: true }, true],
       [{ batch: 2, heads: 3, kvHeads: 3, tq: 33, tk: 33, headDim: 7, scale: 0.4, causal: false }, true],
       [{ batch: 8, heads: 4, kvHeads: 4, tq: 64, tk: 64, headDim: 64, scale: 0.125, causal: true }, false],
       [{ batch: 2, heads: 4, kvHeads: 2, tq: 70, tk: 100, headDim: 16, scale: 0.25, causal: true }, false],

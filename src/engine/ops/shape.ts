@@ -23,21 +23,37 @@ export function reshape(x: Tensor, shape: readonly number[]): Tensor {
   return record(new Tensor(x.data, target), "reshape", [x], {});
 }
 
-/** Reorders axes: out.shape[i] = x.shape[dims[i]] (a copy). */
+/**
+ * Reorders axes: out.shape[i] = x.shape[dims[i]]. A copy, except when the axes of size above 1 keep their order
+ * (a decoding step's (B, 1, H, D) → (B, H, 1, D) head split): the values then sit in the same order in memory, so the
+ * result is a reshape that shares storage.
+ */
 export function permute(x: Tensor, dims: readonly number[]): Tensor {
   if (dims.length !== x.ndim) throw new ShapeError(`permute: ${dims.length} dims given for ${fmtShape(x.shape)}`);
   const d = dims.map((a) => normAxis("permute", a, x.ndim));
   if (new Set(d).size !== d.length) throw new ShapeError(`permute: dims (${dims.join(", ")}) repeat an axis`);
   if (d.every((a, i) => a === i)) return x;
-  const xs = stridesOf(x.shape);
   const shape = d.map((a) => x.shape[a]!);
+  if (keepsMemoryOrder(x.shape, d)) return reshape(x, shape);
+  const xs = stridesOf(x.shape);
   const stridesX = d.map((a) => xs[a]!);
   const out = emptyUninit(shape);
   backend().stridedCopy(x.data, 0, stridesX, out.data, 0, stridesOf(shape), shape, false);
   return record(out, "permute", [x], { stridesX });
 }
 
-/** Swaps two axes (a copy). */
+/** Whether permuting `shape` by `dims` leaves the axes of size above 1 in the same order. */
+function keepsMemoryOrder(shape: readonly number[], dims: readonly number[]): boolean {
+  let last = -1;
+  for (const a of dims) {
+    if (shape[a] === 1) continue;
+    if (a < last) return false;
+    last = a;
+  }
+  return true;
+}
+
+/** Swaps two axes (a copy, or a view as `permute` says). */
 export function transpose(x: Tensor, dim0: number, dim1: number): Tensor {
   const a = normAxis("transpose", dim0, x.ndim),
     b = normAxis("transpose", dim1, x.ndim);
