@@ -23,8 +23,18 @@
  * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_OUT (work folder, default
  * runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
  * nothing).
+ *
+ * Records (bench/harness/seed-cache.ts): the best single worker and every arm of every seed (start, rl, control,
+ * self) are written to `<work folder>/rec-<split>-...json` as they finish. BENCH_CONDUCTOR_REUSE=1 reports a record
+ * with the same settings instead of rerunning it (the work folder first, then bench/results/conductor/); an RL arm's
+ * settings hold its start's figures, so it is reused only beside the same start. BENCH_CONDUCTOR_ARMS (default
+ * start,rl,control,self) says which arms this run may measure; the others are reported from records, or reported
+ * missing. So a seed's arms can run in separate processes or sessions, e.g. `BENCH_CONDUCTOR_REUSE=1
+ * BENCH_SEED_LIST=0 BENCH_CONDUCTOR_ARMS=rl` beside `... BENCH_CONDUCTOR_ARMS=control`, and a run with
+ * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { nativeInfo } from "../src/engine/backends/native.js";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Rng } from "../src/util/index.js";
@@ -43,7 +53,9 @@ import {
   comparativeGate,
   gainOverBest,
   heldOutExamples,
+  seedResult,
   seedsFromEnv,
+  storedResult,
   sourceHash,
   splitFromEnv,
   summarize,
@@ -58,6 +70,11 @@ const OUT = resolve(
 );
 const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
+const REUSE = process.env.BENCH_CONDUCTOR_REUSE === "1";
+const KEPT = join(ROOT, "bench", "results", "conductor");
+const ARM_NAMES = ["start", "rl", "control", "self"] as const;
+type ArmName = (typeof ARM_NAMES)[number];
+const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
 const TARGET = 0.1;
 /** The shared cap on worker tokens per question. */
 const CAP = 64;
@@ -210,16 +227,113 @@ const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 
 const line = (metric: string, value: number, unit: string) => console.log(benchLine("conductor", metric, value, unit));
 const pts = (x: number) => (100 * x).toFixed(1);
 
+/** BENCH_CONDUCTOR_ARMS: the arms this run may measure (default all; empty = none, report records only). */
+function armsFromEnv(value: string | undefined): Set<ArmName> {
+  if (value === undefined) return new Set(ARM_NAMES);
+  const names = value
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
+  for (const n of names)
+    if (!(ARM_NAMES as readonly string[]).includes(n))
+      throw new Error(`BENCH_CONDUCTOR_ARMS: unknown arm "${n}" (known: ${ARM_NAMES.join(", ")})`);
+  return new Set(names as ArmName[]);
+}
+
+/** The SHA-256 of a checkpoint's weights file. */
+function weightsHash(dir: string): string {
+  return createHash("sha256")
+    .update(readFileSync(join(dir, "model.safetensors")))
+    .digest("hex");
+}
+
+/** One arm's held-out figures: pass@1 at every decoding, and the greedy chains' steps, tokens and capped accuracy. */
+type ArmResult = Awaited<ReturnType<typeof atDecodings>>;
+
+/**
+ * A record (bench/harness/seed-cache.ts) under the work folder, or kept in bench/results/conductor/: reused with
+ * BENCH_CONDUCTOR_REUSE=1 and equal settings; else `run` when `measure` is set (and the result stored), else null.
+ */
+async function record<R>(file: string, settings: unknown, source: string, measure: boolean, run: () => Promise<R>) {
+  const opts = {
+    file: join(OUT, file),
+    kept: [join(KEPT, file)],
+    settings,
+    source,
+    reuse: REUSE,
+    machine: nativeInfo(),
+  };
+  const rec = measure ? await seedResult(opts, run) : storedResult<R>(opts);
+  if (rec?.reused) console.error(`${file}: reused ${rec.from} (made ${rec.madeAt}, source ${rec.source.slice(0, 10)})`);
+  return rec;
+}
+
+/** One seed: its start (made only when an arm of it must be measured) and every arm, measured or from records. */
+async function seedArms(seed: number, options: ConductorInput, model: object, source: string) {
+  const base = { seed, sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
+  const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}.json`;
+  let startDir: string | null = null;
+  let recordedHash: string | null = null; // the weights' hash in a reused start record
+  const start = async (): Promise<string> => {
+    if (startDir) return startDir;
+    const run = await train(recipe(`start-${seed}`, seed, options, model, true), {
+      resume: false,
+      overwrite: true,
+      stopAfter: 0,
+      reporters: [],
+    });
+    const dir = join(run.runDir, "checkpoints", "start");
+    if (recordedHash !== null && weightsHash(dir) !== recordedHash)
+      throw new Error(
+        `bench:conductor seed ${seed}: the start made now differs from the recorded one (${file("start")}; the code ` +
+          "changed): measure the start again (BENCH_CONDUCTOR_ARMS with start, without BENCH_CONDUCTOR_REUSE)",
+      );
+    return (startDir = dir);
+  };
+  const task = createConductor(options);
+  const examples = heldOutExamples(task, SPLIT, S.evalExamples);
+  const s = await record(file("start"), { ...base, arm: "start" }, source, ARMS.has("start"), async () => {
+    const dir = await start();
+    return { ...(await atDecodings(dir, task, examples, seed)), weights: weightsHash(dir) };
+  });
+  if (!s) return { seed, start: null, arms: {} as Partial<Record<ArmName, ArmResult>> };
+  if (s.reused) recordedHash = s.result.weights;
+  const arms: Partial<Record<ArmName, ArmResult>> = {};
+  for (const arm of ["rl", "control", "self"] as const) {
+    const selfOptions = { ...options, selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: "" } } };
+    const settings = { ...base, arm, start: s.result.pass };
+    const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
+      const dir = await start();
+      if (arm !== "self")
+        return atDecodings(await rlArm(arm, seed, options, dir, arm === "control"), task, examples, seed);
+      // self-calls: the planner copy that answers them is the SFT start
+      selfOptions.selfCalls.planner.path = dir;
+      const selfTask = createConductor(selfOptions);
+      return atDecodings(await rlArm("self", seed, selfOptions, dir), selfTask, examples, seed);
+    });
+    if (rec) arms[arm] = rec.result;
+  }
+  return { seed, start: s.result, arms };
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.error(
-    `bench:conductor seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
+    `bench:conductor seeds ${SEEDS.join(",")} split ${SPLIT}, measuring ${[...ARMS].join(",") || "nothing"}` +
+      `${REUSE ? " (BENCH_CONDUCTOR_REUSE=1: records with the same settings are reported, not rerun)" : ""}` +
+      `${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
   );
+  const source = sourceHash(ROOT);
   const workers = buildSkillPool();
   const options: ConductorInput = { workers, kinds: ["word", "expr", "word-add"], digits: 2, maxSteps: 4 };
   const task = createConductor(options);
   const examples = heldOutExamples(task, SPLIT, S.evalExamples);
-  const single = await bestSingleWorker(task, examples, workers.length);
+  const poolSettings = { sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
+  const singleRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, () =>
+    bestSingleWorker(task, examples, workers.length),
+  );
+  if (!singleRec) throw new Error("bench:conductor: no record of the best single worker; run with an arm to measure");
+  const single = singleRec.result;
   console.error(`best single worker: ${workers[single.worker]!.id} ${pts(single.acc)} (under cap ${pts(single.cap)})`);
   const model = {
     type: "new",
@@ -231,38 +345,35 @@ async function main(): Promise<void> {
     maxSeqLen: 512,
   };
   const rows = [];
+  const missing: string[] = [];
   for (const seed of SEEDS) {
-    const startRun = await train(recipe(`start-${seed}`, seed, options, model, true), {
-      resume: false,
-      overwrite: true,
-      stopAfter: 0,
-      reporters: [],
-    });
-    const start = join(startRun.runDir, "checkpoints", "start");
-    const s = await atDecodings(start, task, examples, seed);
-    const rl = await atDecodings(await rlArm("rl", seed, options, start), task, examples, seed);
-    const ctl = await atDecodings(await rlArm("control", seed, options, start, true), task, examples, seed);
-    const selfOptions = {
-      ...options,
-      selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: start } },
-    };
-    const selfTask = createConductor(selfOptions);
-    const self = await atDecodings(await rlArm("self", seed, selfOptions, start), selfTask, examples, seed);
-    const at = (p: PassByDecoding) => p[gainOverBest(s.pass, rl.pass).decoding]!;
-    const row = {
-      seed,
-      rl: gainOverBest(s.pass, rl.pass).atStartBest,
-      control: gainOverBest(s.pass, ctl.pass).atStartBest,
-      overWorker: at(rl.pass) - single.acc,
-      self: gainOverBest(s.pass, self.pass).atStartBest,
-      greedy: rl.greedy,
-    };
-    rows.push(row);
+    const { start: s, arms } = await seedArms(seed, options, model, source);
+    const show = (r: ArmResult | undefined) => (r ? JSON.stringify(r.pass) : "missing");
     console.error(
-      `seed ${seed}: start ${JSON.stringify(s.pass)} rl ${JSON.stringify(rl.pass)} control ${JSON.stringify(ctl.pass)} ` +
-        `self ${JSON.stringify(self.pass)}; greedy RL chains: ${row.greedy.steps.toFixed(2)} steps, ` +
-        `${row.greedy.tokens.toFixed(1)} worker tokens`,
+      `seed ${seed}: start ${show(s ?? undefined)} rl ${show(arms.rl)} control ${show(arms.control)} self ${show(arms.self)}` +
+        (arms.rl
+          ? `; greedy RL chains: ${arms.rl.greedy.steps.toFixed(2)} steps, ${arms.rl.greedy.tokens.toFixed(1)} worker tokens`
+          : ""),
     );
+    if (!s || !arms.rl || !arms.control) {
+      missing.push(
+        `seed ${seed}: ${[!s && "start", !arms.rl && "rl", !arms.control && "control"].filter(Boolean).join(", ")}`,
+      );
+      continue;
+    }
+    const rl = gainOverBest(s.pass, arms.rl.pass);
+    rows.push({
+      seed,
+      rl: rl.atStartBest,
+      control: gainOverBest(s.pass, arms.control.pass).atStartBest,
+      overWorker: arms.rl.pass[rl.decoding]! - single.acc,
+      self: arms.self ? gainOverBest(s.pass, arms.self.pass).atStartBest : null,
+      greedy: arms.rl.greedy,
+    });
+  }
+  if (rows.length === 0) {
+    console.error(`no seed has every arm (${missing.join("; ")}): no metrics, no gate`);
+    return;
   }
   line("conductor.gain_over_best_worker", 100 * summarize(rows.map((r) => r.overWorker)).mean, "points");
   line("conductor.gain_over_start", 100 * summarize(rows.map((r) => r.rl)).mean, "points");
@@ -272,12 +383,14 @@ async function main(): Promise<void> {
   line("conductor.worker_tokens_mean", mean(rows.map((r) => r.greedy.tokens)), "tokens");
   line("conductor.cap_accuracy", 100 * mean(rows.map((r) => r.greedy.cap)), "percent");
   line("conductor.best_worker_cap_accuracy", 100 * single.cap, "percent");
-  line("conductor.self_gain_over_start", 100 * summarize(rows.map((r) => r.self)).mean, "points");
+  const selfGains = rows.flatMap((r) => (r.self === null ? [] : [r.self]));
+  if (selfGains.length) line("conductor.self_gain_over_start", 100 * summarize(selfGains).mean, "points");
   const verdict = comparativeGate(rows, TARGET);
-  const pass = verdict.pass && rows.every((r) => r.rl >= TARGET && r.overWorker >= TARGET);
+  const pass = missing.length === 0 && verdict.pass && rows.every((r) => r.rl >= TARGET && r.overWorker >= TARGET);
   console.error(
     `gate (over the best worker ≥ ${100 * TARGET}, over the start ≥ ${100 * TARGET}, RL − control ≥ ${100 * TARGET} ` +
-      `on every seed): ${pass ? "PASS" : "FAIL"}; margins ${verdict.margins.map(pts).join(", ")}`,
+      `on every seed): ${pass ? "PASS" : "FAIL"}; margins ${verdict.margins.map(pts).join(", ")}` +
+      (missing.length ? `; incomplete (${missing.join("; ")})` : ""),
   );
 }
 
