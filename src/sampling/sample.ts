@@ -60,11 +60,28 @@ export function sample(
     return [];
   }
   const session = new DecodeSession(model, tokenizer, prompts, { ...opts, maxSlots: opts.maxNewTokens });
-  const batch = prompts.length;
   const watchers = prompts.map(() => new StopWatcher(tokenizer, opts.stop ?? []));
   const out: SampledSequence[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: "length", text: "" }));
+  try {
+    decode(session, tokenizer, watchers, out, opts.maxNewTokens);
+  } finally {
+    session.close();
+  }
+  for (const o of out) o.text = tokenizer.decode(o.tokens);
+  return out;
+}
+
+/** The decoding loop of `sample`: draws for every live row, stops rows at eos or a stop string, feeds the column. */
+function decode(
+  session: DecodeSession,
+  tokenizer: Tokenizer,
+  watchers: StopWatcher[],
+  out: SampledSequence[],
+  maxNewTokens: number,
+): void {
+  const batch = out.length;
   const done = new Array<boolean>(batch).fill(false);
-  for (let step = 0; step < opts.maxNewTokens; step++) {
+  for (let step = 0; step < maxNewTokens; step++) {
     const next = new Int32Array(batch).fill(tokenizer.padId);
     for (let b = 0; b < batch; b++) {
       if (done[b]) continue;
@@ -78,12 +95,9 @@ export function sample(
         done[b] = true;
       }
     }
-    if (done.every(Boolean) || step === opts.maxNewTokens - 1) break;
+    if (done.every(Boolean) || step === maxNewTokens - 1) break;
     session.feed(next, 1);
   }
-  session.close();
-  for (const o of out) o.text = tokenizer.decode(o.tokens);
-  return out;
 }
 
 /** Options of a `DecodeSession`: the draw settings and how many slots follow the longest prompt. */
@@ -110,6 +124,7 @@ export class DecodeSession {
   private readonly total: number;
   private readonly vocab: number;
   private len: number; // slots written
+  private closed = false;
   private logits: Tensor; // (B, steps, V) of the latest forward; each row reads its last column
 
   constructor(
@@ -171,11 +186,13 @@ export class DecodeSession {
 
   /** Samples row b's next token (and its log-prob) from the logits after the row's last fed token. */
   draw(b: number): { token: number; logprob: number } {
+    if (this.closed) throw new Error("DecodeSession.draw: the session is closed");
     return drawToken(this.lastLogits(b), this.draws, this.rngs[b]!);
   }
 
   /** Feeds `ids` (B, width), row-major, through the model, appending them to the cache. */
   feed(ids: Int32Array, width: number): void {
+    if (this.closed) throw new Error("DecodeSession.feed: the session is closed");
     if (!Number.isInteger(width) || width < 1 || ids.length !== this.batch * width)
       throw new ConfigError(`DecodeSession.feed: ${ids.length} ids for ${this.batch} rows of width ${width}`);
     if (width > this.room)
@@ -187,8 +204,13 @@ export class DecodeSession {
     releaseBuffer(before.data); // views of it were valid until this feed (lastLogits)
   }
 
-  /** Returns the cache and the last logits to the engine's pool; the session is unusable after. */
+  /**
+   * Returns the cache and the last logits to the engine's pool; the session is unusable after (a draw or a feed
+   * throws). A second call does nothing: releasing the logits twice would let the pool hand one buffer out twice.
+   */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.cache.release();
     releaseBuffer(this.logits.data);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { noGrad, tokenLogprobsFor } from "./helpers.js";
-import { sample } from "../../src/sampling/sample.js";
+import { DecodeSession, sample } from "../../src/sampling/sample.js";
+import { allocUninit } from "../../src/engine/pool.js";
 import { createModel } from "../../src/models/registry.js";
 import { CharTokenizer, type Tokenizer } from "../../src/models/tokenizer.js";
 import { Rng } from "../../src/util/index.js";
@@ -108,5 +109,25 @@ describe("sample input checks", () => {
     expect(() => sample(llama, tok, [[5]], { maxNewTokens: -1, rng })).toThrow(/maxNewTokens/);
     expect(() => sample(gpt, tok, [[5]], { maxNewTokens: 500, rng })).toThrow(/exceeds the model's maxSeqLen 128/);
     expect(sample(llama, tok, [], { maxNewTokens: 2, rng })).toEqual([]);
+  });
+});
+
+describe("DecodeSession.close", () => {
+  it("is idempotent (the logits never go back to the pool twice) and refuses draws and feeds after", () => {
+    // enough rows for logits the pool keeps (it ignores buffers under 4,096 floats)
+    const rows = Math.ceil(4096 / tok.vocabSize) + 1;
+    const prompts = Array.from({ length: rows }, (_, i) => tok.encode(i % 2 ? "12+" : "3="));
+    const session = new DecodeSession(llama, tok, prompts, { maxSlots: 4, rng: new Rng(3) });
+    session.feed(new Int32Array(rows).fill(5), 1);
+    const logits = session.lastLogits(0).buffer; // the whole (B, 1, V) logits buffer
+    const n = logits.byteLength / 4;
+    session.close();
+    const taken = allocUninit(n); // the pool hands the released logits to the next user
+    expect(taken.buffer).toBe(logits);
+    session.close(); // a second close must not release them again while `taken` holds them
+    const next = allocUninit(n);
+    expect(next.buffer).not.toBe(logits);
+    expect(() => session.draw(0)).toThrow(/closed/);
+    expect(() => session.feed(new Int32Array(rows).fill(5), 1)).toThrow(/closed/);
   });
 });
