@@ -4,7 +4,8 @@
  * only those systems run; without, all of them, one after another (the whole set takes hours on 2 cores).
  *
  * Environment: BENCH_SEED_LIST (reported seeds, default 0,1,2), BENCH_SEEDS_SMOKE=1 (tiny plumbing run),
- * BENCH_SEEDS_OUT (work folder, default runs/bench-seeds). Output: JSON lines `seeds.<system>.<figure>` plus
+ * BENCH_SEEDS_OUT (work folder, default runs/bench-seeds), BENCH_JOB_REUSE=1 (jobs that finished with the same spec
+ * and code are not rerun, so a stopped run goes on where it stopped: bench/harness/child-job.ts). Output: JSON lines `seeds.<system>.<figure>` plus
  * readable lines; docs/seed-systems.md holds the table of measured figures and the commands behind them.
  */
 import { mkdirSync, readdirSync } from "node:fs";
