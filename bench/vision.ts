@@ -14,11 +14,15 @@
  *
  * Detection: per seed, an SFT start on fresh vision-detection scenes, GRPO from it and its control; held-out COCO
  * mAP@[.5:.95] (src/rewards/map.ts) of greedy answers, each listed box scored by its Confidence. Prints
- * vision.detection_map_gain and vision.detection_control_map_gain (points; target: gain >= 10). Still to add:
- * vision.grounding_miou_gain, vision.joint_minus_single_miou (recipes/videochat-r1.yaml against video-temporal alone).
+ * vision.detection_map_gain and vision.detection_control_map_gain (points; target: gain >= 10).
+ *
+ * Video (./vision-video.ts): joint RL on the video mix against RL on temporal grounding alone, and the joint arm's
+ * shuffled-reward control, from one SFT start per seed; prints vision.grounding_miou_gain (target ≥ 10),
+ * vision.joint_minus_single_miou, vision.video_control_miou_gain, vision.tracking_overlap_gain, vision.grounded_qa_gain.
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
- * runs/bench-vision), BENCH_VISION_SMOKE=1 (one seed, k = 1, tiny runs: the figures mean nothing).
+ * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SMOKE=1
+ * (one seed, k = 1, tiny runs: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -30,6 +34,7 @@ import { getTask } from "../src/tasks/index.js";
 import { evaluate } from "../src/trainer/evaluate.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
+import { videoEffect } from "./vision-video.js";
 import {
   DECODINGS,
   benchLine,
@@ -48,6 +53,15 @@ const OUT = resolve(process.env.BENCH_VISION_OUT ?? join(ROOT, "runs", SMOKE ? "
 const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
 const SHOTS = SMOKE ? [1] : [1, 2, 4, 8];
+const PART_NAMES = ["fewshot", "detection", "video"] as const;
+const PARTS = new Set(
+  (process.env.BENCH_VISION_PARTS ?? PART_NAMES.join(",")).split(",").map((p) => {
+    const name = p.trim();
+    if (!(PART_NAMES as readonly string[]).includes(name))
+      throw new Error(`BENCH_VISION_PARTS: unknown part "${name}" (known: ${PART_NAMES.join(", ")})`);
+    return name;
+  }),
+);
 
 const S = SMOKE
   ? { baseSteps: 2, rlSteps: 1, prompts: 2, group: 2, evalExamples: 4, maxTokens: 40 }
@@ -204,6 +218,13 @@ async function main(): Promise<void> {
   console.error(
     `bench:vision seeds ${SEEDS.join(",")} split ${SPLIT}${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
   );
+  if (PARTS.has("fewshot")) await fewShot();
+  if (PARTS.has("detection")) await detection();
+  if (PARTS.has("video")) await videoEffect({ seeds: SEEDS, split: SPLIT, outDir: OUT, smoke: SMOKE });
+}
+
+/** Visual-RFT's few-shot effect: base, SFT, RL and control per k and seed; prints the RL − SFT margins. */
+async function fewShot(): Promise<void> {
   const controls: number[] = [];
   for (const k of SHOTS) {
     const margins: number[] = [];
@@ -224,7 +245,6 @@ async function main(): Promise<void> {
     line(`vision.rft_minus_sft.k${k}`, 100 * summarize(margins).mean, "points");
   }
   line("vision.control_gain", 100 * summarize(controls).mean, "points");
-  await detection();
 }
 
 await main();

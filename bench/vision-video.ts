@@ -1,0 +1,205 @@
+/**
+ * The video part of `npm run bench:vision` (issue 15): VideoChat-R1's claim that joint RL on the video task mix beats
+ * RL on temporal grounding alone, in miniature. Per seed, from one SFT start on gold answers of the mix
+ * (recipes/videochat-r1.yaml's model and sizes):
+ * - joint: GRPO on `video-mix` (temporal grounding, tracking, grounded QA in turn);
+ * - single: GRPO on `video-temporal` alone, the same steps, prompts and group size;
+ * - control: the joint arm with rewards permuted inside each group (withinGroupControl).
+ * Each model (the start too) is scored greedily on held-out videos of three tasks: temporal-grounding mIoU (the mean
+ * temporal IoU of the answer's span with the gold segment, 0 when it does not parse), tracking overlap (the mean box
+ * IoU over frames 1..N-1, the tracking-iou reward's term) and grounded-QA accuracy (the `correct` verdict).
+ *
+ * Metrics (points, mean over seeds): vision.grounding_miou_gain (joint − start; target ≥ 10),
+ * vision.joint_minus_single_miou, vision.video_control_miou_gain (control − start), vision.tracking_overlap_gain and
+ * vision.grounded_qa_gain (joint − start). Greedy only: the mIoU is a mean over answers, not a pass rate, so the
+ * harness's best-decoding baseline does not apply; the control shows whether the reward, not extra decoding
+ * practice, moves it.
+ */
+import { join } from "node:path";
+import { loadModel } from "../src/models/checkpoint.js";
+import { temporalIouReward, trackingIouReward } from "../src/rewards/video.js";
+import { getTask } from "../src/tasks/index.js";
+import type { Example } from "../src/tasks/types.js";
+import type { VideoGold } from "../src/tasks/vision/video-tasks.js";
+import { evaluate } from "../src/trainer/evaluate.js";
+import { resolveConfig } from "../src/trainer/recipe.js";
+import { train } from "../src/trainer/train.js";
+import { benchLine, heldOutExamples, summarize, withinGroupControl } from "./harness/index.js";
+
+/** Sizes of the video part: recipes/videochat-r1.yaml's, or a plumbing size. */
+export function videoSizes(smoke: boolean) {
+  return smoke
+    ? { sftSteps: 2, rlSteps: 1, prompts: 2, group: 2, evalExamples: 3, maxTokens: 140, dModel: 32, layers: 1 }
+    : { sftSteps: 200, rlSteps: 60, prompts: 6, group: 6, evalExamples: 100, maxTokens: 140, dModel: 96, layers: 3 };
+}
+
+/** The videos of every task here: 8 frames of 24 px, as in recipes/videochat-r1.yaml. */
+export const VIDEO = { size: 24, minFrames: 8, maxFrames: 8, minSize: 5, maxSize: 8 };
+
+/** One model's held-out figures (shares in [0, 1]). */
+export interface VideoFigures {
+  miou: number;
+  tracking: number;
+  qa: number;
+}
+
+type Recipe = Parameters<typeof resolveConfig>[0];
+
+/** Runs the video part for `seeds` under `outDir`; prints its JSON lines and a readable line per seed. */
+export async function videoEffect(opts: {
+  seeds: readonly number[];
+  split: "tune" | "final";
+  outDir: string;
+  smoke: boolean;
+}): Promise<void> {
+  const V = videoSizes(opts.smoke);
+  const model = {
+    type: "new",
+    arch: "llama",
+    dModel: V.dModel,
+    nLayers: V.layers,
+    nHeads: 4,
+    nKvHeads: 2,
+    maxSeqLen: 384,
+    vision: { imageSize: 24, patchSize: 4, mergeSize: 2, dModel: 64, nLayers: opts.smoke ? 1 : 2, nHeads: 4, dFf: 128 },
+  };
+  const recipe = (name: string, task: string, seed: number, from: object, sft: boolean) =>
+    resolveConfig({
+      name,
+      seed,
+      outDir: opts.outDir,
+      preset: "grpo",
+      model: from,
+      task: { name: task, options: VIDEO, trainExamples: 600, testExamples: 8, seed: 0 },
+      sft: { enabled: sft, steps: V.sftSteps, batchSize: 8, lr: 0.002 },
+      train: {
+        steps: V.rlSteps,
+        promptsPerStep: V.prompts,
+        groupSize: V.group,
+        maxCompletionTokens: V.maxTokens,
+        lr: 0.0002,
+      },
+      sampler: { type: "builtin", temperature: 1 },
+      algorithm: { kl: { beta: 0 } },
+      eval: { every: 0, atStart: false, examples: 1 },
+      checkpoint: { every: 0, keepLast: 1 },
+      log: { progress: false },
+    } as Recipe);
+  const rows: {
+    seed: number;
+    start: VideoFigures;
+    joint: VideoFigures;
+    single: VideoFigures;
+    control: VideoFigures;
+  }[] = [];
+  for (const seed of opts.seeds) {
+    const startRun = await train(recipe(`video-start-${seed}`, "video-mix", seed, model, true), {
+      resume: false,
+      overwrite: true,
+      stopAfter: 0,
+      reporters: [],
+    });
+    const start = join(startRun.runDir, "checkpoints", "start");
+    const arm = async (name: string, task: string, control: boolean) => {
+      const res = await train(recipe(`video-${name}-${seed}`, task, seed, { type: "checkpoint", path: start }, false), {
+        resume: false,
+        overwrite: true,
+        reporters: [],
+        ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+      });
+      return join(res.runDir, "checkpoints", `step-${res.step}`);
+    };
+    const figures = (dir: string) => videoFigures(dir, seed, opts.split, V.evalExamples);
+    const row = {
+      seed,
+      start: await figures(start),
+      joint: await figures(await arm("joint", "video-mix", false)),
+      single: await figures(await arm("single", "video-temporal", false)),
+      control: await figures(await arm("control", "video-mix", true)),
+    };
+    rows.push(row);
+    const f = (x: VideoFigures) => `mIoU ${pts(x.miou)}, tracking ${pts(x.tracking)}, QA ${pts(x.qa)}`;
+    console.error(
+      `video seed ${seed}: start [${f(row.start)}]\n  joint [${f(row.joint)}]\n  single [${f(row.single)}]\n  control [${f(row.control)}]`,
+    );
+  }
+  const mean = (g: (r: (typeof rows)[number]) => number) => 100 * summarize(rows.map(g)).mean;
+  line(
+    "vision.grounding_miou_gain",
+    mean((r) => r.joint.miou - r.start.miou),
+  );
+  line(
+    "vision.joint_minus_single_miou",
+    mean((r) => r.joint.miou - r.single.miou),
+  );
+  line(
+    "vision.video_control_miou_gain",
+    mean((r) => r.control.miou - r.start.miou),
+  );
+  line(
+    "vision.tracking_overlap_gain",
+    mean((r) => r.joint.tracking - r.start.tracking),
+  );
+  line(
+    "vision.grounded_qa_gain",
+    mean((r) => r.joint.qa - r.start.qa),
+  );
+}
+
+/** Greedy held-out figures of a saved model on the three tasks. */
+export async function videoFigures(
+  dir: string,
+  seed: number,
+  split: "tune" | "final",
+  n: number,
+): Promise<VideoFigures> {
+  const { model, tokenizer } = loadModel(dir);
+  const run = async (task: string) => {
+    const t = getTask(task, VIDEO);
+    const examples = heldOutExamples(t, split, n) as Example<VideoGold>[];
+    const res = await evaluate(model, tokenizer, t, examples, { temperature: 0, k: [1], maxNewTokens: 200, seed });
+    const text = new Map(res.groups.map((g) => [g.exampleId, g.rollouts[0]!.text]));
+    return { examples, text, pass: res.metrics[`eval/${task}/pass@1`]! };
+  };
+  const temporal = await run("video-temporal");
+  const tracking = await run("video-tracking");
+  const qa = await run("video-grounded-qa");
+  return {
+    miou: await groundingMiou(temporal.examples, temporal.text),
+    tracking: await trackingOverlap(tracking.examples, tracking.text),
+    qa: qa.pass,
+  };
+}
+
+/** Mean temporal IoU of each answer's span with its gold segment (0 when the answer does not parse). */
+export function groundingMiou(examples: Example<VideoGold>[], text: Map<string, string>): Promise<number> {
+  return meanTerm(examples, text, async (e, c) => {
+    const r = await temporalIouReward.score({ completion: c, gold: { segment: e.gold.segment! } }, tOptions);
+    return r.terms.tiou ?? 0;
+  });
+}
+
+/** Mean box IoU over frames 1..N-1 of each tracking answer (the tracking-iou reward's term; 0 unparsed). */
+export function trackingOverlap(examples: Example<VideoGold>[], text: Map<string, string>): Promise<number> {
+  return meanTerm(examples, text, async (e, c) => {
+    const r = await trackingIouReward.score({ completion: c, gold: { boxes: e.gold.boxes! } }, kOptions);
+    return r.terms.trackIou ?? 0;
+  });
+}
+
+const tOptions = temporalIouReward.options.parse({ requireThink: false });
+const kOptions = trackingIouReward.options.parse({ requireThink: false });
+
+/** The mean of a per-answer figure over the examples (a missing answer counts 0). */
+async function meanTerm(
+  examples: Example<VideoGold>[],
+  text: Map<string, string>,
+  f: (e: Example<VideoGold>, completion: string) => Promise<number>,
+): Promise<number> {
+  let sum = 0;
+  for (const e of examples) sum += await f(e, text.get(e.id) ?? "");
+  return sum / examples.length;
+}
+
+const pts = (x: number) => (100 * x).toFixed(1);
+const line = (metric: string, value: number) => console.log(benchLine("vision", metric, value, "points"));

@@ -1,0 +1,53 @@
+/**
+ * bench:vision's video figures (bench/vision-video.ts) on answers whose values are known: gold answers score an mIoU
+ * and a tracking overlap of 1, unparsable ones 0, and a span that covers half of its gold segment by hand.
+ */
+import { describe, expect, it } from "vitest";
+import { VIDEO, groundingMiou, trackingOverlap } from "../../bench/vision-video.js";
+import { getTask } from "../../src/tasks/index.js";
+import type { Example } from "../../src/tasks/types.js";
+import type { VideoGold } from "../../src/tasks/vision/video-tasks.js";
+
+const held = (task: string) => getTask(task, VIDEO).generate("test", 6, 0) as Example<VideoGold>[];
+const texts = (es: Example<VideoGold>[], f: (e: Example<VideoGold>) => string) => new Map(es.map((e) => [e.id, f(e)]));
+
+describe("bench:vision video figures", () => {
+  it("temporal-grounding mIoU: 1 for gold answers, 0 for unparsable or missing ones, by hand for a half span", async () => {
+    const es = held("video-temporal");
+    expect(
+      await groundingMiou(
+        es,
+        texts(es, (e) => e.goldCompletion),
+      ),
+    ).toBeCloseTo(1, 12);
+    expect(
+      await groundingMiou(
+        es,
+        texts(es, () => "<answer>soon</answer>"),
+      ),
+    ).toBe(0);
+    expect(await groundingMiou(es, new Map())).toBe(0);
+    // the first half of each gold segment: IoU = (len/2) / len = 0.5
+    const half = texts(es, (e) => {
+      const [a, b] = e.gold.segment!;
+      return `<answer>${a} to ${(a + b) / 2}</answer>`;
+    });
+    expect(await groundingMiou(es, half)).toBeCloseTo(0.5, 12);
+  });
+
+  it("tracking overlap: 1 for gold answers, 0 for unparsable ones", async () => {
+    const es = held("video-tracking");
+    expect(
+      await trackingOverlap(
+        es,
+        texts(es, (e) => e.goldCompletion),
+      ),
+    ).toBeCloseTo(1, 12);
+    expect(
+      await trackingOverlap(
+        es,
+        texts(es, () => "<answer>[[1,2</answer>"),
+      ),
+    ).toBe(0);
+  });
+});
