@@ -38,13 +38,12 @@ import { nativeInfo } from "../src/engine/backends/native.js";
 import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Rng } from "../src/util/index.js";
-import { CharTokenizer, loadModel, parseTransformerConfig, saveModel, Transformer } from "../src/models/index.js";
-import { trainSft } from "../src/trainer/sft.js";
+import { loadModel } from "../src/models/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
 import { sampleGroups, scoreGroups } from "../src/rollout/groups.js";
 import { createConductor } from "../src/rollout/conductor/index.js";
-import { planText, skillPairs, SKILL_DESCRIPTIONS, type SkillName } from "../src/tasks/conductor-skills.js";
+import { CAP, bestSingleWorker, buildSkillPool, checkPool } from "./conductor/pool.js";
 import type { ConductorInput, WorkerOptions } from "../src/tasks/conductor.js";
 import type { Example, Task } from "../src/tasks/types.js";
 import {
@@ -76,8 +75,8 @@ const ARM_NAMES = ["start", "rl", "control", "self"] as const;
 type ArmName = (typeof ARM_NAMES)[number];
 const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
 const TARGET = 0.1;
-/** The shared cap on worker tokens per question. */
-const CAP = 64;
+/** The gold plans' accuracy below which the pool cannot carry the claim, and the run stops (BENCH_CONDUCTOR_FORCE=1 goes on). */
+const POOL_MIN = 0.5;
 
 const S = SMOKE
   ? { workerSteps: 20, workerD: 32, plannerD: 32, layers: 1, sftSteps: 20, rlSteps: 2, evalExamples: 6, prompts: 2 }
@@ -91,51 +90,6 @@ const S = SMOKE
       evalExamples: 200,
       prompts: 8,
     };
-const SKILLS: readonly SkillName[] = ["read", "multiply", "add", "generalist"];
-const IDS: Record<SkillName, string> = {
-  read: "reader",
-  multiply: "multiplier",
-  add: "adder",
-  generalist: "generalist",
-};
-
-/** Trains (or reuses) one small worker per skill; returns the pool's worker options. */
-function buildSkillPool(): WorkerOptions[] {
-  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.layers, pairs: 4000, v: 1 };
-  const key = createHash("sha256").update(JSON.stringify(settings)).update(sourceHash(ROOT)).digest("hex").slice(0, 16);
-  return SKILLS.map((skill, i) => {
-    const dir = join(OUT, "pool", key, skill);
-    if (!existsSync(join(dir, "config.json"))) {
-      const tokenizer = new CharTokenizer();
-      const config = parseTransformerConfig({
-        arch: "llama",
-        vocabSize: tokenizer.vocabSize,
-        dModel: settings.d,
-        nLayers: settings.layers,
-        nHeads: 4,
-        nKvHeads: 2,
-        dFf: 4 * settings.d,
-        maxSeqLen: 192,
-      });
-      const model = new Transformer(config, new Rng(100 + i));
-      const pairs = skillPairs(skill, settings.pairs, new Rng(200 + i));
-      const t0 = performance.now();
-      trainSft(model, tokenizer, pairs, { steps: settings.steps, batchSize: 32, lr: 0.003, rng: new Rng(300 + i) });
-      saveModel(dir, model, tokenizer);
-      console.error(
-        `worker ${skill}: ${settings.steps} SFT steps in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
-      );
-    }
-    const w: WorkerOptions = {
-      id: IDS[skill],
-      description: SKILL_DESCRIPTIONS[skill],
-      maxTokens: 24,
-      cost: 1,
-      source: { type: "checkpoint", path: dir, temperature: 0 },
-    };
-    return skill === "generalist" ? w : { ...w, skill };
-  });
-}
 
 type Recipe = Parameters<typeof resolveConfig>[0];
 
@@ -189,27 +143,6 @@ async function atDecodings(dir: string, task: Task, examples: Example[], seed: n
     if (d.temperature === 0) greedy = r;
   }
   return { pass, greedy };
-}
-
-/** Each worker given the whole question as a one-step plan: the best worker's accuracy, and under the cap. */
-async function bestSingleWorker(task: Task, examples: Example[], workers: number) {
-  let best = { acc: 0, cap: 0, worker: -1 };
-  for (let w = 0; w < workers; w++) {
-    let acc = 0;
-    let cap = 0;
-    for (const ex of examples) {
-      const q = ex.prompt.split("Question: ")[1]!.split("\n")[0]!;
-      const res = await task.score(ex, planText({ modelIds: [w], subtasks: [q], accessList: [[]] }));
-      const chain = res.info?.chain as { workerTokens: number } | undefined;
-      if (res.terms[task.correctTerm] === 1) {
-        acc++;
-        if ((chain?.workerTokens ?? 0) <= CAP) cap++;
-      }
-    }
-    if (acc / examples.length > best.acc || best.worker < 0)
-      best = { acc: acc / examples.length, cap: cap / examples.length, worker: w };
-  }
-  return best;
 }
 
 async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
@@ -324,17 +257,33 @@ async function main(): Promise<void> {
       `${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
   );
   const source = sourceHash(ROOT);
-  const workers = buildSkillPool();
+  const workers = buildSkillPool(ROOT, OUT, S);
   const options: ConductorInput = { workers, kinds: ["word", "expr", "word-add"], digits: 2, maxSteps: 4 };
   const task = createConductor(options);
   const examples = heldOutExamples(task, SPLIT, S.evalExamples);
-  const poolSettings = { sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
-  const singleRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, () =>
-    bestSingleWorker(task, examples, workers.length),
+  const poolSettings = { sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 2 };
+  const poolRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, async () => ({
+    ...(await bestSingleWorker(task, examples, workers.length)),
+    check: await checkPool(workers, task, examples, 50),
+  }));
+  if (!poolRec) throw new Error("bench:conductor: no record of the pool; run with an arm to measure");
+  const { check, ...single } = poolRec.result;
+  const exact = Object.entries(check.exact).map(([k, v]) => `${k} ${pts(v)}`);
+  console.error(
+    `pool: exact match on fresh pairs of each worker's own skill: ${exact.join(", ")}; gold plans executed by the ` +
+      `pool: ${pts(check.goldPlans)}; best single worker: ${workers[single.worker]!.id} ${pts(single.acc)} ` +
+      `(under cap ${pts(single.cap)})`,
   );
-  if (!singleRec) throw new Error("bench:conductor: no record of the best single worker; run with an arm to measure");
-  const single = singleRec.result;
-  console.error(`best single worker: ${workers[single.worker]!.id} ${pts(single.acc)} (under cap ${pts(single.cap)})`);
+  for (const [k, v] of Object.entries(check.exact)) line(`conductor.pool.${k}_exact`, 100 * v, "percent");
+  line("conductor.pool.gold_plan_accuracy", 100 * check.goldPlans, "percent");
+  if (!SMOKE && check.goldPlans < POOL_MIN && process.env.BENCH_CONDUCTOR_FORCE !== "1") {
+    console.error(
+      `the pool carries out only ${pts(check.goldPlans)}% of the gold plans (below ${pts(POOL_MIN)}): a planner ` +
+        "cannot beat the workers with workers that cannot do their steps, so no planner is trained " +
+        "(BENCH_CONDUCTOR_FORCE=1 trains anyway); see docs/conductor.md",
+    );
+    return;
+  }
   const model = {
     type: "new",
     arch: "llama",

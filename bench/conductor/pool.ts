@@ -1,0 +1,132 @@
+/**
+ * bench:conductor's worker pool (bench/conductor.ts): one small built-in worker per skill plus a weak generalist,
+ * trained by SFT on the step prompts of gold chains and cached under the work folder (keyed by their settings and
+ * the source hash); the check that the pool can carry out the gold plans at all; and the best single worker.
+ *
+ * The check exists because a pool that cannot do its own steps makes the bench's claim untestable: with the first
+ * pool settings (d 96, 3 layers, 1,500 SFT steps on 4,000 pairs) every worker scored 0 of 20 on fresh pairs of its own
+ * skill and the gold plans 0 of 30 (docs/conductor.md), so the planner's start solved nothing and RL had no signal.
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CharTokenizer, loadModel, parseTransformerConfig, saveModel, Transformer } from "../../src/models/index.js";
+import { sample } from "../../src/sampling/sample.js";
+import { trainSft } from "../../src/trainer/sft.js";
+import { planText, skillPairs, SKILL_DESCRIPTIONS, type SkillName } from "../../src/tasks/conductor-skills.js";
+import type { WorkerOptions } from "../../src/tasks/conductor.js";
+import type { Example, Task } from "../../src/tasks/types.js";
+import { Rng } from "../../src/util/index.js";
+import { sourceHash } from "../harness/index.js";
+
+/** The pool's sizes. */
+export interface PoolSizes {
+  workerSteps: number;
+  workerD: number;
+  layers: number;
+}
+
+/** The shared cap on worker tokens per question. */
+export const CAP = 64;
+
+const SKILLS: readonly SkillName[] = ["read", "multiply", "add", "generalist"];
+const IDS: Record<SkillName, string> = {
+  read: "reader",
+  multiply: "multiplier",
+  add: "adder",
+  generalist: "generalist",
+};
+
+/** Trains (or reuses) one small worker per skill; returns the pool's worker options. */
+export function buildSkillPool(ROOT: string, OUT: string, S: PoolSizes): WorkerOptions[] {
+  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.layers, pairs: 4000, v: 1 };
+  const key = createHash("sha256").update(JSON.stringify(settings)).update(sourceHash(ROOT)).digest("hex").slice(0, 16);
+  return SKILLS.map((skill, i) => {
+    const dir = join(OUT, "pool", key, skill);
+    if (!existsSync(join(dir, "config.json"))) {
+      const tokenizer = new CharTokenizer();
+      const config = parseTransformerConfig({
+        arch: "llama",
+        vocabSize: tokenizer.vocabSize,
+        dModel: settings.d,
+        nLayers: settings.layers,
+        nHeads: 4,
+        nKvHeads: 2,
+        dFf: 4 * settings.d,
+        maxSeqLen: 192,
+      });
+      const model = new Transformer(config, new Rng(100 + i));
+      const pairs = skillPairs(skill, settings.pairs, new Rng(200 + i));
+      const t0 = performance.now();
+      trainSft(model, tokenizer, pairs, { steps: settings.steps, batchSize: 32, lr: 0.003, rng: new Rng(300 + i) });
+      saveModel(dir, model, tokenizer);
+      console.error(
+        `worker ${skill}: ${settings.steps} SFT steps in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      );
+    }
+    const w: WorkerOptions = {
+      id: IDS[skill],
+      description: SKILL_DESCRIPTIONS[skill],
+      maxTokens: 24,
+      cost: 1,
+      source: { type: "checkpoint", path: dir, temperature: 0 },
+    };
+    return skill === "generalist" ? w : { ...w, skill };
+  });
+}
+
+/** What the pool can do: each skill worker's exact match on fresh pairs of its skill, and the gold plans' accuracy. */
+export interface PoolCheck {
+  exact: Partial<Record<SkillName, number>>;
+  goldPlans: number;
+}
+
+/**
+ * Greedy exact match of each skill worker on `n` fresh pairs of its own skill (a stream the training pairs did not
+ * use), and the accuracy of the gold plans of `examples` executed by the pool.
+ */
+export async function checkPool(
+  workers: WorkerOptions[],
+  task: Task,
+  examples: Example[],
+  n: number,
+): Promise<PoolCheck> {
+  const exact: PoolCheck["exact"] = {};
+  for (const w of workers) {
+    const skill = (w as { skill?: SkillName }).skill;
+    if (!skill || w.source.type !== "checkpoint") continue;
+    const { model, tokenizer } = loadModel(w.source.path);
+    const pairs = skillPairs(skill, n, new Rng(9_000));
+    const outs = sample(
+      model,
+      tokenizer,
+      pairs.map((p) => tokenizer.encode(p.prompt)),
+      { maxNewTokens: w.maxTokens, temperature: 0, rng: new Rng(1) },
+    );
+    exact[skill] = pairs.filter((p, i) => outs[i]!.text.trim() === p.completion.trim()).length / pairs.length;
+  }
+  let ok = 0;
+  for (const e of examples) if ((await task.score(e, e.goldCompletion)).terms[task.correctTerm] === 1) ok++;
+  return { exact, goldPlans: ok / examples.length };
+}
+
+/** Each worker given the whole question as a one-step plan: the best worker's accuracy, and under the cap. */
+export async function bestSingleWorker(task: Task, examples: Example[], workers: number) {
+  let best = { acc: 0, cap: 0, worker: -1 };
+  for (let w = 0; w < workers; w++) {
+    let acc = 0;
+    let cap = 0;
+    for (const ex of examples) {
+      const q = ex.prompt.split("Question: ")[1]!.split("\n")[0]!;
+      const res = await task.score(ex, planText({ modelIds: [w], subtasks: [q], accessList: [[]] }));
+      const chain = res.info?.chain as { workerTokens: number } | undefined;
+      if (res.terms[task.correctTerm] === 1) {
+        acc++;
+        if ((chain?.workerTokens ?? 0) <= CAP) cap++;
+      }
+    }
+    if (acc / examples.length > best.acc || best.worker < 0)
+      best = { acc: acc / examples.length, cap: cap / examples.length, worker: w };
+  }
+  return best;
+}
