@@ -123,27 +123,15 @@ export async function videoEffect(opts: {
       `video seed ${seed}: start [${f(row.start)}]\n  joint [${f(row.joint)}]\n  single [${f(row.single)}]\n  control [${f(row.control)}]`,
     );
   }
-  const mean = (g: (r: (typeof rows)[number]) => number) => 100 * summarize(rows.map(g)).mean;
-  line(
-    "vision.grounding_miou_gain",
-    mean((r) => r.joint.miou - r.start.miou),
-  );
-  line(
-    "vision.joint_minus_single_miou",
-    mean((r) => r.joint.miou - r.single.miou),
-  );
-  line(
-    "vision.video_control_miou_gain",
-    mean((r) => r.control.miou - r.start.miou),
-  );
-  line(
-    "vision.tracking_overlap_gain",
-    mean((r) => r.joint.tracking - r.start.tracking),
-  );
-  line(
-    "vision.grounded_qa_gain",
-    mean((r) => r.joint.qa - r.start.qa),
-  );
+  type Row = (typeof rows)[number];
+  const figures: [string, (r: Row) => number][] = [
+    ["grounding_miou_gain", (r) => r.joint.miou - r.start.miou],
+    ["joint_minus_single_miou", (r) => r.joint.miou - r.single.miou],
+    ["video_control_miou_gain", (r) => r.control.miou - r.start.miou],
+    ["tracking_overlap_gain", (r) => r.joint.tracking - r.start.tracking],
+    ["grounded_qa_gain", (r) => r.joint.qa - r.start.qa],
+  ];
+  for (const [metric, f] of figures) line(`vision.${metric}`, 100 * summarize(rows.map(f)).mean);
 }
 
 /** Greedy held-out figures of a saved model on the three tasks. */
