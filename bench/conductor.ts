@@ -202,7 +202,14 @@ async function record<R>(file: string, settings: unknown, source: string, measur
 }
 
 /** One seed: its start (made only when an arm of it must be measured) and every arm, measured or from records. */
-async function seedArms(seed: number, options: ConductorInput, model: object, source: string) {
+async function seedArms(
+  seed: number,
+  options: ConductorInput,
+  task: Task,
+  examples: Example[],
+  model: object,
+  source: string,
+) {
   const base = { seed, sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
   const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}.json`;
   let startDir: string | null = null;
@@ -223,8 +230,6 @@ async function seedArms(seed: number, options: ConductorInput, model: object, so
       );
     return (startDir = dir);
   };
-  const task = createConductor(options);
-  const examples = heldOutExamples(task, SPLIT, S.evalExamples);
   const s = await record(file("start"), { ...base, arm: "start" }, source, ARMS.has("start"), async () => {
     const dir = await start();
     return { ...(await atDecodings(dir, task, examples, seed)), weights: weightsHash(dir) };
@@ -233,14 +238,16 @@ async function seedArms(seed: number, options: ConductorInput, model: object, so
   if (s.reused) recordedHash = s.result.weights;
   const arms: Partial<Record<ArmName, ArmResult>> = {};
   for (const arm of ["rl", "control", "self"] as const) {
-    const selfOptions = { ...options, selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: "" } } };
     const settings = { ...base, arm, start: s.result.pass };
     const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
       const dir = await start();
       if (arm !== "self")
         return atDecodings(await rlArm(arm, seed, options, dir, arm === "control"), task, examples, seed);
       // self-calls: the planner copy that answers them is the SFT start
-      selfOptions.selfCalls.planner.path = dir;
+      const selfOptions = {
+        ...options,
+        selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: dir } },
+      };
       const selfTask = createConductor(selfOptions);
       return atDecodings(await rlArm("self", seed, selfOptions, dir), selfTask, examples, seed);
     });
@@ -296,7 +303,7 @@ async function main(): Promise<void> {
   const rows = [];
   const missing: string[] = [];
   for (const seed of SEEDS) {
-    const { start: s, arms } = await seedArms(seed, options, model, source);
+    const { start: s, arms } = await seedArms(seed, options, task, examples, model, source);
     const show = (r: ArmResult | undefined) => (r ? JSON.stringify(r.pass) : "missing");
     console.error(
       `seed ${seed}: start ${show(s ?? undefined)} rl ${show(arms.rl)} control ${show(arms.control)} self ${show(arms.self)}` +

@@ -22,8 +22,8 @@ import { getTask } from "../src/tasks/index.js";
 import type { Example } from "../src/tasks/types.js";
 import type { VideoGold } from "../src/tasks/vision/video-tasks.js";
 import { evaluate } from "../src/trainer/evaluate.js";
-import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
+import { visionRecipe } from "./vision-recipe.js";
 import { benchLine, heldOutExamples, summarize, withinGroupControl } from "./harness/index.js";
 
 /** Sizes of the video part: recipes/videochat-r1.yaml's, or a plumbing size. */
@@ -42,8 +42,6 @@ export interface VideoFigures {
   tracking: number;
   qa: number;
 }
-
-type Recipe = Parameters<typeof resolveConfig>[0];
 
 /** Runs the video part for `seeds` under `outDir`; prints its JSON lines and a readable line per seed. */
 export async function videoEffect(opts: {
@@ -64,27 +62,15 @@ export async function videoEffect(opts: {
     vision: { imageSize: 24, patchSize: 4, mergeSize: 2, dModel: 64, nLayers: opts.smoke ? 1 : 2, nHeads: 4, dFf: 128 },
   };
   const recipe = (name: string, task: string, seed: number, from: object, sft: boolean) =>
-    resolveConfig({
+    visionRecipe({
       name,
       seed,
       outDir: opts.outDir,
-      preset: "grpo",
       model: from,
       task: { name: task, options: VIDEO, trainExamples: 600, testExamples: 8, seed: 0 },
-      sft: { enabled: sft, steps: V.sftSteps, batchSize: 8, lr: 0.002 },
-      train: {
-        steps: V.rlSteps,
-        promptsPerStep: V.prompts,
-        groupSize: V.group,
-        maxCompletionTokens: V.maxTokens,
-        lr: 0.0002,
-      },
-      sampler: { type: "builtin", temperature: 1 },
-      algorithm: { kl: { beta: 0 } },
-      eval: { every: 0, atStart: false, examples: 1 },
-      checkpoint: { every: 0, keepLast: 1 },
-      log: { progress: false },
-    } as Recipe);
+      sft: { enabled: sft, steps: V.sftSteps, batchSize: 8 },
+      rl: { steps: V.rlSteps, prompts: V.prompts, group: V.group, maxTokens: V.maxTokens },
+    });
   const rows: {
     seed: number;
     start: VideoFigures;

@@ -32,8 +32,8 @@ import { detectionMap } from "../src/tasks/vision/detection-map.js";
 import type { DetectionGold } from "../src/tasks/vision/tasks.js";
 import { getTask } from "../src/tasks/index.js";
 import { evaluate } from "../src/trainer/evaluate.js";
-import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
+import { visionRecipe } from "./vision-recipe.js";
 import { videoEffect } from "./vision-video.js";
 import {
   DECODINGS,
@@ -75,31 +75,17 @@ const MODEL = {
   vision: { imageSize: 40, patchSize: 4, mergeSize: 2, dModel: SMOKE ? 16 : 64, nLayers: SMOKE ? 1 : 2, nHeads: 4 },
 };
 
-type Recipe = Parameters<typeof resolveConfig>[0];
-
 /** A run of a task from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none). */
 function taskRecipe(name: string, task: object, seed: number, model: object, sftSteps: number, maxTokens: number) {
-  return resolveConfig({
+  return visionRecipe({
     name,
     seed,
     outDir: OUT,
-    preset: "grpo",
     model,
     task,
-    sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH, lr: 0.002 },
-    train: {
-      steps: Math.max(1, S.rlSteps),
-      promptsPerStep: S.prompts,
-      groupSize: S.group,
-      maxCompletionTokens: maxTokens,
-      lr: 0.0002,
-    },
-    sampler: { type: "builtin", temperature: 1 },
-    algorithm: { kl: { beta: 0 } },
-    eval: { every: 0, atStart: false, examples: 1 },
-    checkpoint: { every: 0, keepLast: 1 },
-    log: { progress: false },
-  } as Recipe);
+    sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH },
+    rl: { steps: Math.max(1, S.rlSteps), prompts: S.prompts, group: S.group, maxTokens },
+  });
 }
 
 /** A run on k-shot vision-classify. */
