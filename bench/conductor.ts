@@ -7,8 +7,11 @@
  *   `skillPairs` (the step prompts it sees in gold chains), built once and cached under the work folder, keyed by
  *   its settings and `sourceHash` (like the SFT starts);
  * - the best single worker: every worker given the whole question as a one-step plan; the best one's accuracy;
- * - the planner's SFT start (gold plans), at every decoding (greedy; sampled at T 0.3, 0.6, 1); its best decoding is
- *   the baseline of the gains;
+ * - the planner's SFT start, at every decoding (greedy; sampled at T 0.3, 0.6, 1); its best decoding is the baseline
+ *   of the gains. Its SFT target (BENCH_CONDUCTOR_WARM) is by default a random well-formed plan per question
+ *   (`warmStart: "format"`: the grammar, the question copied into the first subtask, random workers in random order),
+ *   so the routing is what RL must find, as the paper's conductor learns it by RL alone; `gold` trains on gold plans,
+ *   which leaves RL nothing to add beyond the pool's own accuracy;
  * - RL (recipes/conductor.yaml's settings, KL weight 0), the control (rewards permuted inside each group), and one RL
  *   run with self-calls allowed (the planner copy that answers them is the SFT start), all with the same steps.
  *
@@ -20,7 +23,7 @@
  * The paper reports about three steps per question and 72.35 against 64.14 for the best single model under a shared
  * cap (arXiv 2512.04388 tab. 7, §4.3); we state what we see.
  *
- * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_OUT (work folder, default
+ * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), BENCH_CONDUCTOR_OUT (work folder, default
  * runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
  * nothing).
  *
@@ -74,15 +77,29 @@ const KEPT = join(ROOT, "bench", "results", "conductor");
 const ARM_NAMES = ["start", "rl", "control", "self"] as const;
 type ArmName = (typeof ARM_NAMES)[number];
 const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
+/** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
+const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
+if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
 const TARGET = 0.1;
 /** The gold plans' accuracy below which the pool cannot carry the claim, and the run stops (BENCH_CONDUCTOR_FORCE=1 goes on). */
 const POOL_MIN = 0.5;
 
 const S = SMOKE
-  ? { workerSteps: 20, workerD: 32, plannerD: 32, layers: 1, sftSteps: 20, rlSteps: 2, evalExamples: 6, prompts: 2 }
+  ? {
+      workerSteps: 20,
+      workerD: 32,
+      workerLayers: 1,
+      plannerD: 32,
+      layers: 1,
+      sftSteps: 20,
+      rlSteps: 2,
+      evalExamples: 6,
+      prompts: 2,
+    }
   : {
       workerSteps: 1500,
-      workerD: 96,
+      workerD: 128,
+      workerLayers: 4,
       plannerD: 64,
       layers: 3,
       sftSteps: 400,
@@ -265,13 +282,21 @@ async function main(): Promise<void> {
   );
   const source = sourceHash(ROOT);
   const workers = buildSkillPool(ROOT, OUT, S);
-  const options: ConductorInput = { workers, kinds: ["word", "expr", "word-add"], digits: 2, maxSteps: 4 };
+  const options: ConductorInput = {
+    workers,
+    kinds: ["word", "expr", "word-add"],
+    digits: 2,
+    maxSteps: 4,
+    warmStart: WARM,
+  };
   const task = createConductor(options);
   const examples = heldOutExamples(task, SPLIT, S.evalExamples);
+  // the same questions with their gold plans (warmStart only changes the SFT target), for the pool check
+  const goldExamples = heldOutExamples(createConductor({ ...options, warmStart: "gold" }), SPLIT, S.evalExamples);
   const poolSettings = { sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 2 };
   const poolRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, async () => ({
     ...(await bestSingleWorker(task, examples, workers.length)),
-    check: await checkPool(workers, task, examples, 50),
+    check: await checkPool(workers, task, goldExamples, 50),
   }));
   if (!poolRec) throw new Error("bench:conductor: no record of the pool; run with an arm to measure");
   const { check, ...single } = poolRec.result;

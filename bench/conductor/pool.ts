@@ -4,13 +4,15 @@
  * the source hash); the check that the pool can carry out the gold plans at all; and the best single worker.
  *
  * The check exists because a pool that cannot do its own steps makes the bench's claim untestable: with the first
- * pool settings (d 96, 3 layers, 1,500 SFT steps on 4,000 pairs) every worker scored 0 of 20 on fresh pairs of its own
- * skill and the gold plans 0 of 30 (docs/conductor.md), so the planner's start solved nothing and RL had no signal.
+ * pool (Llama shape, d 96, 3 layers, 1,500 SFT steps on 4,000 pairs, free-width formats) the gold plans were right on
+ * 0 of 200 questions (docs/conductor.md), so the planner's start solved nothing and RL had no signal. The workers are
+ * now GPT-2-shaped (learned positions) and the formats fixed-width (src/tasks/conductor-skills.ts).
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CharTokenizer, loadModel, parseTransformerConfig, saveModel, Transformer } from "../../src/models/index.js";
+import { promptIds } from "../../src/rollout/groups.js";
 import { sample } from "../../src/sampling/sample.js";
 import { trainSft } from "../../src/trainer/sft.js";
 import { planText, skillPairs, SKILL_DESCRIPTIONS, type SkillName } from "../../src/tasks/conductor-skills.js";
@@ -23,7 +25,7 @@ import { sourceHash } from "../harness/index.js";
 export interface PoolSizes {
   workerSteps: number;
   workerD: number;
-  layers: number;
+  workerLayers: number;
 }
 
 /** The shared cap on worker tokens per question. */
@@ -39,26 +41,32 @@ const IDS: Record<SkillName, string> = {
 
 /** Trains (or reuses) one small worker per skill; returns the pool's worker options. */
 export function buildSkillPool(ROOT: string, OUT: string, S: PoolSizes): WorkerOptions[] {
-  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.layers, pairs: 4000, v: 1 };
+  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.workerLayers, pairs: 50_000, batch: 64, v: 2 };
   const key = createHash("sha256").update(JSON.stringify(settings)).update(sourceHash(ROOT)).digest("hex").slice(0, 16);
   return SKILLS.map((skill, i) => {
     const dir = join(OUT, "pool", key, skill);
     if (!existsSync(join(dir, "config.json"))) {
       const tokenizer = new CharTokenizer();
       const config = parseTransformerConfig({
-        arch: "llama",
+        arch: "gpt2", // learned positions: bench:sft's adder learns in this shape, the Llama one did not (docs/models.md)
         vocabSize: tokenizer.vocabSize,
         dModel: settings.d,
         nLayers: settings.layers,
         nHeads: 4,
-        nKvHeads: 2,
+        nKvHeads: 4,
         dFf: 4 * settings.d,
         maxSeqLen: 192,
+        tieEmbeddings: true,
       });
       const model = new Transformer(config, new Rng(100 + i));
       const pairs = skillPairs(skill, settings.pairs, new Rng(200 + i));
       const t0 = performance.now();
-      trainSft(model, tokenizer, pairs, { steps: settings.steps, batchSize: 32, lr: 0.003, rng: new Rng(300 + i) });
+      trainSft(model, tokenizer, pairs, {
+        steps: settings.steps,
+        batchSize: settings.batch,
+        lr: 0.003,
+        rng: new Rng(300 + i),
+      });
       saveModel(dir, model, tokenizer);
       console.error(
         `worker ${skill}: ${settings.steps} SFT steps in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
@@ -100,7 +108,7 @@ export async function checkPool(
     const outs = sample(
       model,
       tokenizer,
-      pairs.map((p) => tokenizer.encode(p.prompt)),
+      pairs.map((p) => promptIds(tokenizer, p.prompt)), // bos first, as in SFT and the executor
       { maxNewTokens: w.maxTokens, temperature: 0, rng: new Rng(1) },
     );
     exact[skill] = pairs.filter((p, i) => outs[i]!.text.trim() === p.completion.trim()).length / pairs.length;

@@ -25,6 +25,7 @@ import { scoreWithTerms } from "./score.js";
 import type { Example, Task } from "./types.js";
 import {
   drawQuestion,
+  formatPlan,
   goldPlan,
   planText,
   QUESTION_KINDS,
@@ -95,8 +96,14 @@ export const conductorOptions = z
       .min(1)
       .default([...QUESTION_KINDS])
       .describe("question kinds drawn"),
-    digits: z.number().int().min(2).max(3).default(2).describe("digits of each factor"),
+    digits: z.number().int().min(2).max(3).default(2).describe("digits of the multi-digit factor (the other has one)"),
     maxSteps: z.number().int().min(1).max(16).default(4).describe("longer plans are invalid (reward 0)"),
+    warmStart: z
+      .enum(["gold", "format"])
+      .default("gold")
+      .describe(
+        "each example's SFT target: its gold plan, or a random well-formed plan (format only; routing is left to RL)",
+      ),
     timeoutMs: z.number().int().min(1).max(600_000).default(10_000).describe("per worker call"),
     onInfraFailure: z
       .enum(["null", "parse"])
@@ -178,8 +185,11 @@ export const conductorTask = defineTask<ConductorGold, ConductorOptions>({
   build(o) {
     const shown = visibleWorkers(o);
     const skillWorker: Partial<Record<SkillName, number>> = {};
-    o.workers.forEach((w, i) => {
-      const s = w.skill ?? (w.source.type === "program" ? w.source.skill : undefined);
+    const skills = shown.map((_, i) => {
+      const w = o.workers[i];
+      return w?.skill ?? (w?.source.type === "program" ? w.source.skill : undefined);
+    });
+    skills.forEach((s, i) => {
       if (s !== undefined && skillWorker[s] === undefined) skillWorker[s] = i;
     });
     return {
@@ -189,8 +199,9 @@ export const conductorTask = defineTask<ConductorGold, ConductorOptions>({
       maxNewTokens: 256,
       draw(rng) {
         const q = drawQuestion(rng, rng.choice(o.kinds), o.digits);
-        const plan = goldPlan(q, skillWorker);
-        if (!plan) throw new ConfigError(`conductor: the pool has no worker with skill(s) ${q.skills.join(", ")}`);
+        const gold = goldPlan(q, skillWorker);
+        if (!gold) throw new ConfigError(`conductor: the pool has no worker with skill(s) ${q.skills.join(", ")}`);
+        const plan = o.warmStart === "format" ? formatPlan(rng.split(q.question), q, skills) : gold;
         return {
           key: q.question,
           prompt: plannerPrompt(shown, q.question),

@@ -11,6 +11,7 @@ import { WorkerPool, openaiWorker, programWorker, type Worker } from "../../src/
 import { conductorTask, isCorrectAnswer, DEFAULT_WORKERS } from "../../src/tasks/conductor.js";
 import { SKILLS, drawQuestion, goldPlan, planText, skillPairs } from "../../src/tasks/conductor-skills.js";
 import { splitOf } from "../../src/tasks/generate.js";
+import { parsePlan } from "../../src/rewards/plan.js";
 import { Transformer } from "../../src/models/transformer.js";
 import { parseTransformerConfig } from "../../src/models/config.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
@@ -40,13 +41,32 @@ function countingPool(calls: { n: number }, replace: Record<number, Worker> = {}
 
 describe("skills and questions", () => {
   it("a hand-checked word problem: read → multiply → add", () => {
-    const q = "Ann has 23 boxes of 47 pens and 158 loose pens. How many pens?";
-    expect(SKILLS.read(q, [])).toBe("23*47+158");
-    expect(SKILLS.multiply("multiply", ["23*47+158"])).toBe("1081+158");
-    expect(SKILLS.add("add", ["1081+158"])).toBe("1239");
-    expect(SKILLS.add("add", ["23*47+158"])).toBe("23*47+158"); // the adder cannot multiply
-    expect(SKILLS.generalist(q, [])).toBe(String(1080 + 158)); // weak at long multiplication
-    expect(SKILLS.generalist("Compute 3*47+158.", [])).toBe(String(141 + 158)); // one-digit factor: right
+    const q = "Ann has 23 boxes of 7 pens and 158 loose pens. How many pens?";
+    expect(SKILLS.read(q, [])).toBe("23*7+158");
+    expect(SKILLS.multiply("multiply", ["23*7+158"])).toBe("161+158");
+    expect(SKILLS.add("add", ["161+158"])).toBe("0319");
+    expect(isCorrectAnswer("0319", 319)).toBe(true); // a padded sum is still exactly its integer
+    expect(SKILLS.add("add", ["23*7+158"])).toBe("23*7+158"); // the adder cannot multiply
+    expect(SKILLS.generalist(q, [])).toBe(String(160 + 158)); // weak at multiplication
+    expect(SKILLS.generalist("Compute 3*4+158.", [])).toBe(String(12 + 158)); // one-digit factors: right
+    const add = "Bob has 905 cups and gets 097 more. How many cups?";
+    expect(SKILLS.read(add, [])).toBe("905+097");
+    expect(SKILLS.add("add", ["905+097"])).toBe("1002");
+    expect(SKILLS.generalist(add, [])).toBe("1002"); // sums are right
+  });
+
+  it("formats are fixed-width: zero-padded products and sums, three-letter names and four-letter items", () => {
+    expect(SKILLS.multiply("multiply", ["12*3+005"])).toBe("036+005");
+    expect(SKILLS.multiply("Compute 123*9+000.", [])).toBe("1107+000");
+    expect(SKILLS.add("add", ["036+005"])).toBe("0041");
+    const rng = new Rng(4);
+    for (const kind of ["word", "expr", "word-add"] as const) {
+      const lengths = new Set(Array.from({ length: 50 }, () => drawQuestion(rng, kind, 2).question.length));
+      expect(lengths.size).toBe(1); // every number and word of a template at the same place
+    }
+    const q = drawQuestion(new Rng(9), "word", 3);
+    expect(q.expression).toMatch(/^\d{3}\*[2-9]\+\d{3}$/);
+    expect(q.answer).toBe(eval(q.expression.replace(/\b0+(\d)/g, "$1")));
   });
 
   it("isCorrectAnswer accepts the bare integer only", () => {
@@ -81,7 +101,7 @@ describe("the conductor task through the registry", () => {
       const res = await task.score(ex, ex.goldCompletion);
       expect(res.score).toBe(1);
       const chain = res.info!.chain as Chain;
-      expect(chain.answer).toBe(String((ex.gold as { answer: number }).answer));
+      expect(Number(chain.answer)).toBe((ex.gold as { answer: number }).answer);
       expect(chain.steps.length).toBeGreaterThanOrEqual(2);
     }
   });
@@ -276,5 +296,28 @@ describe("skill workers' SFT data", () => {
     const rng = new Rng(3);
     const drawn = Array.from({ length: 300 }, () => drawQuestion(rng, "word", 2).question);
     expect(drawn.some((q) => splitOf(q) === "test")).toBe(true);
+  });
+});
+
+describe("the format-only warm start", () => {
+  it("keeps the questions, and its SFT targets are well-formed plans with random routing", () => {
+    const gold = conductorTask.create({}).generate("train", 200, 5);
+    const format = conductorTask.create({ warmStart: "format" }).generate("train", 200, 5);
+    expect(format.map((e) => e.prompt)).toEqual(gold.map((e) => e.prompt)); // the same question stream
+    const verbs = ["read", "multiply", "add", "answer"];
+    const lengths = new Set<number>();
+    let goldRouting = 0;
+    for (const [i, e] of format.entries()) {
+      const parsed = parsePlan(e.goldCompletion, 4);
+      if (!("plan" in parsed)) throw new Error(parsed.error);
+      const { modelIds, subtasks, accessList } = parsed.plan;
+      lengths.add(modelIds.length);
+      expect(subtasks[0]).toBe(/Question: (.*)\n/.exec(e.prompt)![1]);
+      expect(subtasks.slice(1).every((s, j) => s === verbs[modelIds[j + 1]!])).toBe(true);
+      expect(accessList).toEqual(modelIds.map((_, j) => (j === 0 ? [] : [j - 1])));
+      if (e.goldCompletion === gold[i]!.goldCompletion) goldRouting++;
+    }
+    expect([...lengths].sort()).toEqual([1, 2, 3]);
+    expect(goldRouting).toBeLessThan(20); // chance routing: gold is 1 in 16-64 of the plans of its length
   });
 });

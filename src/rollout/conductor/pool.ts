@@ -14,6 +14,7 @@
 import type { Transformer } from "../../models/transformer.js";
 import type { Tokenizer } from "../../models/tokenizer.js";
 import { sample } from "../../sampling/sample.js";
+import { promptIds } from "../groups.js";
 import { ConfigError, Rng } from "../../util/index.js";
 
 /** One call to a worker: the rendered prompt, and its parts for workers that read structure. */
@@ -142,8 +143,7 @@ export function checkpointWorker(o: CheckpointWorkerOptions): Worker {
   return {
     ...info,
     generate(call) {
-      const ids = o.tokenizer.encode(call.prompt);
-      const prompt = o.tokenizer.bosId !== null ? [o.tokenizer.bosId, ...ids] : ids;
+      const prompt = promptIds(o.tokenizer, call.prompt);
       if (prompt.length >= o.model.config.maxSeqLen)
         return Promise.reject(new Error(`prompt of ${prompt.length} tokens leaves no room in maxSeqLen`));
       return new Promise<WorkerReply>((resolve, reject) => {
