@@ -1,6 +1,6 @@
 /**
- * What the model server refuses to load: a vision-language checkpoint and a masked-diffusion one each fail at start
- * with a message naming the folder and the kind, instead of a shape error at the first request.
+ * What the model server loads: text decoders and vision-language checkpoints (served with image parts:
+ * test/serve/model-server-vision.test.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { saveModel } from "../../src/models/checkpoint.js";
 import { CharTokenizer } from "../../src/models/tokenizer.js";
-import { newVisionLM } from "../../src/models/vision-lm.js";
+import { VisionLanguageModel, VisionTokenizer, newVisionLM } from "../../src/models/vision-lm.js";
 import { ModelHost, loadForServing } from "../../src/serve/model-server/host.js";
 import { Rng } from "../../src/util/index.js";
 import { tinyCheckpoint } from "./model-server-helpers.js";
@@ -29,11 +29,13 @@ function visionCheckpoint(): string {
   return dir;
 }
 
-describe("model server: checkpoints it cannot serve", () => {
-  it("refuses a vision-language checkpoint at load, naming the folder and what to use instead", () => {
+describe("model server: the checkpoints it loads", () => {
+  it("loads a vision-language checkpoint with its vision tokenizer", () => {
     const dir = visionCheckpoint();
-    expect(() => loadForServing(dir)).toThrow(/vision-language model; the model server serves text-only decoders/);
-    expect(() => new ModelHost(dir)).toThrow(dir);
+    const loaded = loadForServing(dir);
+    expect(loaded.model).toBeInstanceOf(VisionLanguageModel);
+    expect(loaded.tokenizer).toBeInstanceOf(VisionTokenizer);
+    expect(new ModelHost(dir).current.path).toBe(loaded.path);
   });
 
   it("still loads a text decoder", () => {

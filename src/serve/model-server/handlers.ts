@@ -3,13 +3,16 @@
  * (./rows.ts) → the batch scheduler → an OpenAI response, whole or streamed as server-sent events (one chunk per
  * sampled token and choice, then a final chunk per choice with its finish_reason, an optional usage chunk, and
  * `data: [DONE]`, as OpenAI streams). Token ids in and out follow vLLM (docs/model-server.md "Token ids"):
- * a completions prompt may be token ids; `return_token_ids` adds `prompt_token_ids` and `token_ids`.
+ * a completions prompt may be token ids; `return_token_ids` adds `prompt_token_ids` and `token_ids`. A chat
+ * message may carry images as `image_url` parts (data URLs) for a vision-language checkpoint (./images.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyReply } from "fastify";
 import { promptIds } from "../../rollout/groups.js";
 import type { Rng } from "../../util/index.js";
+import type { RgbImage } from "../../util/image.js";
 import { badRequest } from "./errors.js";
+import { contentWithImages } from "./images.js";
 import { chatLogprobs, completionLogprobs, usage, type TokenNaming } from "./format.js";
 import type { ModelHost } from "./host.js";
 import type { ModelServerOptions } from "./options.js";
@@ -71,16 +74,16 @@ export async function chatCompletions(ctx: HandlerContext, body: unknown, reply:
   const req = parseBody(chatRequestSchema, body);
   ctx.host.checkModel(req.model);
   if (req.top_logprobs && !req.logprobs) throw badRequest("top_logprobs: needs logprobs: true", "top_logprobs");
-  const messages = req.messages.map((m) => ({ role: m.role, content: contentText(m.content) }));
+  const images: RgbImage[] = [];
+  const messages = req.messages.map((m, i) => {
+    const c = contentWithImages(m.content, `messages.${i}.content`);
+    images.push(...c.images);
+    return { role: m.role, content: c.text };
+  });
   const prompt = ctx.host.current.chat.render(messages).ids;
   const fields = sampling(ctx, req, req.max_completion_tokens ?? req.max_tokens, "rest", req.top_logprobs ?? 0);
-  const plan = makePlan(ctx, "chat", [prompt], fields, "messages", req, req.logprobs === true);
+  const plan = makePlan(ctx, "chat", [prompt], fields, "messages", req, req.logprobs === true, [images]);
   return req.stream ? stream(ctx, plan, reply) : respond(ctx, plan);
-}
-
-function contentText(c: ChatRequest["messages"][number]["content"]): string {
-  if (c === null || c === undefined) return "";
-  return typeof c === "string" ? c : c.map((part) => part.text).join("");
 }
 
 type CommonRequest = Pick<ChatRequest, "n" | "temperature" | "top_p" | "top_k" | "stop" | "seed"> &
@@ -116,13 +119,14 @@ function makePlan(
   param: string,
   req: CommonRequest,
   logprobs: boolean,
+  images: readonly (readonly RgbImage[])[] = [],
 ): Plan {
   return {
     kind,
     id: `${kind === "chat" ? "chatcmpl" : "cmpl"}-${randomUUID()}`,
     created: Math.floor(Date.now() / 1000),
     prompts,
-    rows: planRows(ctx.host, prompts, fields, param),
+    rows: planRows(ctx.host, prompts, fields, param, images),
     stops: fields.stop,
     naming: { tokenizer: ctx.host.current.tokenizer, asIds: req.return_tokens_as_token_ids === true },
     logprobs,

@@ -1,12 +1,12 @@
 /**
- * The served model: a checkpoint loaded with its tokenizer and chat formatter, swappable for new weights while the
+ * The served model: a checkpoint (an autoregressive decoder, text-only or vision-language; not a masked-diffusion
+ * LM) loaded with its tokenizer and chat formatter, swappable for new weights while the
  * server runs (`POST /v1/load_weights`). A swap replaces the reference only; a batch already decoding keeps the
  * model it started with, so a request is never decoded by two sets of weights.
  */
 import { basename, resolve } from "node:path";
 import { loadModel } from "../../models/checkpoint.js";
 import { isDiffusionLM } from "../../models/diffusion-lm.js";
-import { VisionLanguageModel } from "../../models/vision-lm.js";
 import type { Tokenizer } from "../../models/tokenizer.js";
 import type { Transformer } from "../../models/transformer.js";
 import { badRequest, unknownModel } from "./errors.js";
@@ -27,13 +27,6 @@ export function loadForServing(dir: string): LoadedWeights {
   const { model, tokenizer } = loadModel(path);
   if (isDiffusionLM(model)) {
     throw new Error(`${path}: a masked-diffusion LM; the model server serves autoregressive decoders`);
-  }
-  if (model instanceof VisionLanguageModel) {
-    // The OpenAI routes here carry text only; image content parts are not parsed (docs/model-server.md).
-    throw new Error(
-      `${path}: a vision-language model; the model server serves text-only decoders (sample it with ` +
-        "`rlvr sample --image FILE`, or train it with `rlvr train`)",
-    );
   }
   return { model, tokenizer, chat: chatFormatter(path, tokenizer), path };
 }

@@ -15,6 +15,8 @@ import { Rng } from "../../util/index.js";
 import { badRequest } from "./errors.js";
 import type { ModelHost } from "./host.js";
 import type { RowRequest } from "./scheduler.js";
+import { checkImageTokens } from "./images.js";
+import type { RgbImage } from "../../util/image.js";
 
 /** The sampling fields both routes share, resolved. */
 export interface SamplingFields {
@@ -30,8 +32,17 @@ export interface SamplingFields {
   topLogprobs: number;
 }
 
-/** The rows of one request: prompt-major, n per prompt. `param` names the prompt field in errors. */
-export function planRows(host: ModelHost, prompts: number[][], f: SamplingFields, param: string): RowRequest[] {
+/**
+ * The rows of one request: prompt-major, n per prompt. `param` names the prompt field in errors. `images[p]` are
+ * prompt p's images (a chat request to a vision-language model); every prompt's image tokens are checked.
+ */
+export function planRows(
+  host: ModelHost,
+  prompts: number[][],
+  f: SamplingFields,
+  param: string,
+  images: readonly (readonly RgbImage[])[] = [],
+): RowRequest[] {
   const { vocabSize } = host.current.model.config;
   const context = host.contextLength;
   const draws: DrawOptions = { temperature: f.temperature, topP: f.topP, topK: f.topK };
@@ -50,6 +61,8 @@ export function planRows(host: ModelHost, prompts: number[][], f: SamplingFields
       const msg = `${param}: the prompt has ${prompt.length} tokens; this model's context is ${context} tokens, prompt and completion together`;
       throw badRequest(msg, param, "context_length_exceeded");
     }
+    const own = images[p] ?? [];
+    checkImageTokens(host.current.model, prompt, own.length, param);
     const room = context - prompt.length;
     const maxTokens = f.maxTokens ?? (f.defaultMaxTokens === "rest" ? room : Math.min(f.defaultMaxTokens, room));
     if (maxTokens > room) {
@@ -58,7 +71,15 @@ export function planRows(host: ModelHost, prompts: number[][], f: SamplingFields
     }
     for (let i = 0; i < f.n; i++) {
       const r = p * f.n + i;
-      rows.push({ prompt, maxTokens, draws, rng: new Rng(base).split(r), stop: f.stop, topLogprobs: f.topLogprobs });
+      const row: RowRequest = {
+        prompt,
+        maxTokens,
+        draws,
+        rng: new Rng(base).split(r),
+        stop: f.stop,
+        topLogprobs: f.topLogprobs,
+      };
+      rows.push(own.length > 0 ? { ...row, images: own } : row);
     }
   });
   return rows;

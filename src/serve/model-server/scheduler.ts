@@ -16,6 +16,7 @@ import { drawToken, type DrawOptions } from "../../sampling/filter.js";
 import { DecodeSession } from "../../sampling/sample.js";
 import { StopWatcher } from "../../sampling/stop.js";
 import { Rng } from "../../util/index.js";
+import type { RgbImage } from "../../util/image.js";
 import { OpenAIError } from "./errors.js";
 import type { ModelHost } from "./host.js";
 
@@ -23,6 +24,8 @@ import type { ModelHost } from "./host.js";
 export interface RowRequest {
   /** Prompt token ids (non-empty, each below the vocabulary size). */
   prompt: number[];
+  /** The images of the prompt's image placeholders (a vision-language model; ./images.ts checked the count). */
+  images?: readonly RgbImage[];
   /** Most tokens to generate (>= 1). */
   maxTokens: number;
   draws: DrawOptions;
@@ -155,7 +158,11 @@ export class BatchScheduler {
       model,
       tokenizer,
       rows.map((r) => r.prompt),
-      { maxSlots: budget, rng: new Rng(0) },
+      {
+        maxSlots: budget,
+        rng: new Rng(0),
+        ...(rows.some((r) => r.images?.length) ? { images: rows.map((r) => r.images ?? null) } : {}),
+      },
     );
     const watchers = rows.map((r) => new StopWatcher(tokenizer, r.stop));
     const out: RowResult[] = rows.map((r) => ({

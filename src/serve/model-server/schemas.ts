@@ -43,7 +43,13 @@ export const completionRequestSchema = z.object({
   suffix: z.null().optional(),
 });
 
-const contentPart = z.object({ type: z.literal("text"), text: z.string() });
+const contentPart = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({
+    type: z.literal("image_url"),
+    image_url: z.object({ url: z.string().min(1), detail: z.enum(["auto", "low", "high"]).nullish() }),
+  }),
+]);
 
 /** `POST /v1/chat/completions`. */
 export const chatRequestSchema = z.object({
