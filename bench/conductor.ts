@@ -23,7 +23,7 @@
  * The paper reports about three steps per question and 72.35 against 64.14 for the best single model under a shared
  * cap (arXiv 2512.04388 tab. 7, §4.3); we state what we see.
  *
- * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), BENCH_CONDUCTOR_OUT (work folder, default
+ * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), BENCH_CONDUCTOR_RL_LR, BENCH_CONDUCTOR_OUT (work folder, default
  * runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
  * nothing).
  *
@@ -77,6 +77,9 @@ const KEPT = join(ROOT, "bench", "results", "conductor");
 const ARM_NAMES = ["start", "rl", "control", "self"] as const;
 type ArmName = (typeof ARM_NAMES)[number];
 const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
+/** The RL arms' learning rate (BENCH_CONDUCTOR_RL_LR; tune it on BENCH_SPLIT=tune); part of each RL record's settings. */
+const RL_LR = Number(process.env.BENCH_CONDUCTOR_RL_LR ?? 1e-4);
+if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learning rate in (0, 1), not ${RL_LR}`);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
 if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
@@ -92,6 +95,7 @@ const S = SMOKE
       plannerD: 32,
       layers: 1,
       sftSteps: 20,
+      sftExamples: 200,
       rlSteps: 2,
       evalExamples: 6,
       prompts: 2,
@@ -100,9 +104,10 @@ const S = SMOKE
       workerSteps: 1500,
       workerD: 128,
       workerLayers: 4,
-      plannerD: 64,
-      layers: 3,
-      sftSteps: 400,
+      plannerD: 96,
+      layers: 4,
+      sftSteps: 1000,
+      sftExamples: 50_000,
       rlSteps: 60,
       evalExamples: 200,
       prompts: 8,
@@ -117,10 +122,10 @@ function recipe(name: string, seed: number, options: ConductorInput, model: obje
     outDir: OUT,
     preset: "grpo",
     model,
-    task: { name: "conductor", options, trainExamples: 4000, testExamples: 100, seed: 0 },
+    task: { name: "conductor", options, trainExamples: S.sftExamples, testExamples: 100, seed: 0 },
     sft: { enabled: sft, steps: S.sftSteps, batchSize: 16, lr: 0.002 },
     algorithm: { kl: { beta: 0 } },
-    train: { steps: S.rlSteps, promptsPerStep: S.prompts, groupSize: 8, maxCompletionTokens: 200, lr: 0.0001 },
+    train: { steps: S.rlSteps, promptsPerStep: S.prompts, groupSize: 8, maxCompletionTokens: 200, lr: RL_LR },
     eval: { every: 0, atStart: false, examples: 1 },
     checkpoint: { every: 0, keepLast: 1 },
     log: { progress: false },
@@ -163,7 +168,7 @@ async function atDecodings(dir: string, task: Task, examples: Example[], seed: n
 }
 
 async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
-  const config = recipe(`${name}-${seed}`, seed, options, { type: "checkpoint", path: start }, false);
+  const config = recipe(`${name}-${seed}-lr${RL_LR}`, seed, options, { type: "checkpoint", path: start }, false);
   const res = await train(config, {
     resume: false,
     overwrite: true,
@@ -255,7 +260,7 @@ async function seedArms(
   if (s.reused) recordedHash = s.result.weights;
   const arms: Partial<Record<ArmName, ArmResult>> = {};
   for (const arm of ["rl", "control", "self"] as const) {
-    const settings = { ...base, arm, start: s.result.pass };
+    const settings = { ...base, arm, start: s.result.pass, rlLr: RL_LR };
     const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
       const dir = await start();
       if (arm !== "self")
@@ -281,7 +286,7 @@ async function main(): Promise<void> {
       `${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
   );
   const source = sourceHash(ROOT);
-  const workers = buildSkillPool(ROOT, OUT, S);
+  const workers = await buildSkillPool(ROOT, OUT, S);
   const options: ConductorInput = {
     workers,
     kinds: ["word", "expr", "word-add"],
@@ -316,14 +321,17 @@ async function main(): Promise<void> {
     );
     return;
   }
+  // GPT-2 shape (learned positions): the planner must copy the ~60-character question into its first subtask, which
+  // a Llama-shaped d 64 planner did not learn in 1,500 SFT steps and this one does by step 750 (docs/conductor.md)
   const model = {
     type: "new",
-    arch: "llama",
+    arch: "gpt2",
     dModel: S.plannerD,
     nLayers: S.layers,
     nHeads: 4,
-    nKvHeads: 2,
-    maxSeqLen: 512,
+    nKvHeads: 4,
+    dFf: 4 * S.plannerD, // tied embeddings (the default)
+    maxSeqLen: 640, // prompt (331 characters at most) + 200 completion tokens
   };
   const rows = [];
   const missing: string[] = [];

@@ -9,17 +9,21 @@
  * now GPT-2-shaped (learned positions) and the formats fixed-width (src/tasks/conductor-skills.ts).
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { CharTokenizer, loadModel, parseTransformerConfig, saveModel, Transformer } from "../../src/models/index.js";
+import { existsSync, mkdirSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { loadModel } from "../../src/models/index.js";
 import { promptIds } from "../../src/rollout/groups.js";
 import { sample } from "../../src/sampling/sample.js";
-import { trainSft } from "../../src/trainer/sft.js";
 import { planText, skillPairs, SKILL_DESCRIPTIONS, type SkillName } from "../../src/tasks/conductor-skills.js";
 import type { WorkerOptions } from "../../src/tasks/conductor.js";
 import type { Example, Task } from "../../src/tasks/types.js";
 import { Rng } from "../../src/util/index.js";
+import { runChildJob, runPool } from "../harness/child-job.js";
 import { sourceHash } from "../harness/index.js";
+import type { PoolJob } from "./pool-job.js";
+
+const JOB = "bench/conductor/pool-job.ts";
 
 /** The pool's sizes. */
 export interface PoolSizes {
@@ -39,45 +43,35 @@ const IDS: Record<SkillName, string> = {
   generalist: "generalist",
 };
 
-/** Trains (or reuses) one small worker per skill; returns the pool's worker options. */
-export function buildSkillPool(ROOT: string, OUT: string, S: PoolSizes): WorkerOptions[] {
+/**
+ * Trains (or reuses) one small worker per skill; returns the pool's worker options. Missing workers train in child
+ * processes (bench/conductor/pool-job.ts, one engine thread each), `parallel` at a time: the workers are independent,
+ * so on 2 cores the pool takes half the wall time of training them in turn.
+ */
+export async function buildSkillPool(
+  ROOT: string,
+  OUT: string,
+  S: PoolSizes,
+  parallel = Math.min(2, cpus().length),
+): Promise<WorkerOptions[]> {
   const settings = { steps: S.workerSteps, d: S.workerD, layers: S.workerLayers, pairs: 50_000, batch: 64, v: 2 };
   const key = createHash("sha256").update(JSON.stringify(settings)).update(sourceHash(ROOT)).digest("hex").slice(0, 16);
+  const dirs = SKILLS.map((skill) => join(OUT, "pool", key, skill));
+  const jobs = SKILLS.flatMap((skill, index) => {
+    const dir = dirs[index]!;
+    if (existsSync(join(dir, "config.json"))) return [];
+    const job: PoolJob = { skill, index, ...settings, dir, result: `${dir}.json` };
+    mkdirSync(dirname(dir), { recursive: true });
+    return [() => runChildJob<{ seconds: number }>(JOB, job, job.result, `worker ${skill}`)];
+  });
+  await runPool(jobs, parallel);
   return SKILLS.map((skill, i) => {
-    const dir = join(OUT, "pool", key, skill);
-    if (!existsSync(join(dir, "config.json"))) {
-      const tokenizer = new CharTokenizer();
-      const config = parseTransformerConfig({
-        arch: "gpt2", // learned positions: bench:sft's adder learns in this shape, the Llama one did not (docs/models.md)
-        vocabSize: tokenizer.vocabSize,
-        dModel: settings.d,
-        nLayers: settings.layers,
-        nHeads: 4,
-        nKvHeads: 4,
-        dFf: 4 * settings.d,
-        maxSeqLen: 192,
-        tieEmbeddings: true,
-      });
-      const model = new Transformer(config, new Rng(100 + i));
-      const pairs = skillPairs(skill, settings.pairs, new Rng(200 + i));
-      const t0 = performance.now();
-      trainSft(model, tokenizer, pairs, {
-        steps: settings.steps,
-        batchSize: settings.batch,
-        lr: 0.003,
-        rng: new Rng(300 + i),
-      });
-      saveModel(dir, model, tokenizer);
-      console.error(
-        `worker ${skill}: ${settings.steps} SFT steps in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
-      );
-    }
     const w: WorkerOptions = {
       id: IDS[skill],
       description: SKILL_DESCRIPTIONS[skill],
       maxTokens: 24,
       cost: 1,
-      source: { type: "checkpoint", path: dir, temperature: 0 },
+      source: { type: "checkpoint", path: dirs[i]!, temperature: 0 },
     };
     return skill === "generalist" ? w : { ...w, skill };
   });
