@@ -4,7 +4,8 @@
  * run checks the plumbing; the settings are not tuned and no figure has been measured (docs/vision.md).
  *
  * Per seed and k in 1, 2, 4, 8 (examples per class of vision-classify, `shotsPerClass`):
- * - base: a fresh vision-language policy with a short SFT warm start on the k shots (it learns the answer format);
+ * - base: the seed's pretrained policy (BENCH_VISION_PRETRAIN: the detection part's SFT start, by default; or a fresh
+ *   one) with a short SFT warm start on the k shots (it learns the answer format);
  * - SFT: the base, more SFT on the same k shots, as many sequences as the RL arm trains on (steps x prompts x G);
  * - RL: the base, GRPO with the class reward plus the format reward (class-match) on the same k shots;
  * - control: the RL arm with rewards permuted inside each group (withinGroupControl).
@@ -21,7 +22,8 @@
  * vision.joint_minus_single_miou, vision.video_control_miou_gain, vision.tracking_overlap_gain, vision.grounded_qa_gain.
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
- * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SMOKE=1
+ * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SHOTS
+ * (default 1,2,4,8), BENCH_VISION_PRETRAIN (detection | none; see PRETRAIN), BENCH_VISION_SMOKE=1
  * (one seed, k = 1, tiny runs: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -52,7 +54,23 @@ const SMOKE = process.env.BENCH_VISION_SMOKE === "1";
 const OUT = resolve(process.env.BENCH_VISION_OUT ?? join(ROOT, "runs", SMOKE ? "bench-vision-smoke" : "bench-vision"));
 const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2]);
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
-const SHOTS = SMOKE ? [1] : [1, 2, 4, 8];
+const SHOTS = SMOKE ? [1] : shotsFromEnv(process.env.BENCH_VISION_SHOTS);
+/**
+ * What the few-shot arms start from (BENCH_VISION_PRETRAIN): `detection` (default), the detection part's SFT start
+ * (fresh vision-detection scenes, which name colours and shapes but never textures nor a class answer), playing the
+ * part of Qwen2-VL's pretraining; or `none`, a fresh policy (whose base stayed at chance at k = 4, docs/vision.md).
+ */
+const PRETRAIN = process.env.BENCH_VISION_PRETRAIN ?? "detection";
+if (PRETRAIN !== "detection" && PRETRAIN !== "none")
+  throw new Error(`BENCH_VISION_PRETRAIN: "detection" or "none", not "${PRETRAIN}"`);
+
+function shotsFromEnv(v: string | undefined): number[] {
+  if (v === undefined) return [1, 2, 4, 8];
+  const ks = v.split(",").map((x) => Number(x.trim()));
+  if (ks.some((k) => !Number.isInteger(k) || k < 1))
+    throw new Error(`BENCH_VISION_SHOTS: a comma-separated list of shots per class (integers ≥ 1), not "${v}"`);
+  return ks;
+}
 const PART_NAMES = ["fewshot", "detection", "video"] as const;
 const PARTS = new Set(
   (process.env.BENCH_VISION_PARTS ?? PART_NAMES.join(",")).split(",").map((p) => {
@@ -163,23 +181,42 @@ async function detectionMapOf(dir: string, seed: number): Promise<number> {
   ).map;
 }
 
+/** A detection run: SFT only (`stopAfter` 0, the start checkpoint) or RL (the last checkpoint). */
+async function detectionRun(
+  name: string,
+  seed: number,
+  model: object,
+  sftSteps: number,
+  stopAfter?: number,
+  control = false,
+) {
+  const config = taskRecipe(name, DETECTION, seed, model, sftSteps, DET.maxTokens);
+  const res = await train(config, {
+    resume: false,
+    overwrite: true,
+    reporters: [],
+    ...(stopAfter === 0 ? { stopAfter: 0 } : {}),
+    ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+  });
+  return join(res.runDir, "checkpoints", stopAfter === 0 ? "start" : `step-${res.step}`);
+}
+
+const detectionStarts = new Map<number, Promise<string>>();
+/** The detection SFT start of a seed, made once per process: the detection part's start and the few-shot pretraining. */
+function detectionStart(seed: number): Promise<string> {
+  let p = detectionStarts.get(seed);
+  if (!p) detectionStarts.set(seed, (p = detectionRun(`det-start-${seed}`, seed, DET_MODEL, DET.sftSteps, 0)));
+  return p;
+}
+
 /** The detection effect: SFT start, RL and control per seed; prints the mAP gains. */
 async function detection(): Promise<void> {
   const gains: number[] = [];
   const controls: number[] = [];
   for (const seed of SEEDS) {
-    const run = async (name: string, model: object, sftSteps: number, stopAfter?: number, control = false) => {
-      const config = taskRecipe(name, DETECTION, seed, model, sftSteps, DET.maxTokens);
-      const res = await train(config, {
-        resume: false,
-        overwrite: true,
-        reporters: [],
-        ...(stopAfter === 0 ? { stopAfter: 0 } : {}),
-        ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
-      });
-      return join(res.runDir, "checkpoints", stopAfter === 0 ? "start" : `step-${res.step}`);
-    };
-    const start = await run(`det-start-${seed}`, DET_MODEL, DET.sftSteps, 0);
+    const run = (name: string, model: object, sftSteps: number, stopAfter?: number, control = false) =>
+      detectionRun(name, seed, model, sftSteps, stopAfter, control);
+    const start = await detectionStart(seed);
     const from = { type: "checkpoint", path: start };
     const [s, r, c] = [
       await detectionMapOf(start, seed),
@@ -215,7 +252,8 @@ async function fewShot(): Promise<void> {
   for (const k of SHOTS) {
     const margins: number[] = [];
     for (const seed of SEEDS) {
-      const base = await sftOnly(`k${k}-base-${seed}`, k, seed, MODEL, S.baseSteps);
+      const from = PRETRAIN === "detection" ? { type: "checkpoint", path: await detectionStart(seed) } : MODEL;
+      const base = await sftOnly(`k${k}-base-${seed}`, k, seed, from, S.baseSteps);
       const sftSteps = Math.ceil((S.rlSteps * S.prompts * S.group) / SFT_BATCH); // same sequences as RL trains on
       const sft = await sftOnly(`k${k}-sft-${seed}`, k, seed, { type: "checkpoint", path: base }, sftSteps);
       const rlDir = await rl(`k${k}-rl-${seed}`, k, seed, base, false);
