@@ -4,8 +4,9 @@
  * run checks the plumbing; the settings are not tuned and no figure has been measured (docs/vision.md).
  *
  * Per seed and k in 1, 2, 4, 8 (examples per class of vision-classify, `shotsPerClass`):
- * - base: the seed's pretrained policy (BENCH_VISION_PRETRAIN: the detection part's SFT start, by default; or a fresh
- *   one) with a short SFT warm start on the k shots (it learns the answer format);
+ * - base: the seed's pretrained policy (BENCH_VISION_PRETRAIN: SFT on coarse questions, whose choices differ in colour
+ *   or shape, by default) with a short SFT warm start on the k shots; the few-shot questions' choices differ in
+ *   texture (BENCH_VISION_FEWSHOT_VARY), which the pretraining never asked about;
  * - SFT: the base, more SFT on the same k shots, as many sequences as the RL arm trains on (steps x prompts x G);
  * - RL: the base, GRPO with the class reward plus the format reward (class-match) on the same k shots;
  * - control: the RL arm with rewards permuted inside each group (withinGroupControl).
@@ -23,7 +24,8 @@
  *
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
  * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SHOTS
- * (default 1,2,4,8), BENCH_VISION_PRETRAIN (detection | none; see PRETRAIN), BENCH_VISION_SMOKE=1
+ * (default 1,2,4,8), BENCH_VISION_PRETRAIN (coarse | detection | none; see PRETRAIN),
+ * BENCH_VISION_FEWSHOT_VARY (default texture), BENCH_VISION_SMOKE=1
  * (one seed, k = 1, tiny runs: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -56,13 +58,21 @@ const SEEDS = seedsFromEnv(process.env.BENCH_SEED_LIST, SMOKE ? [0] : [0, 1, 2])
 const SPLIT = splitFromEnv(process.env.BENCH_SPLIT);
 const SHOTS = SMOKE ? [1] : shotsFromEnv(process.env.BENCH_VISION_SHOTS);
 /**
- * What the few-shot arms start from (BENCH_VISION_PRETRAIN): `detection` (default), the detection part's SFT start
- * (fresh vision-detection scenes, which name colours and shapes but never textures nor a class answer), playing the
- * part of Qwen2-VL's pretraining; or `none`, a fresh policy (whose base stayed at chance at k = 4, docs/vision.md).
+ * What the few-shot arms start from (BENCH_VISION_PRETRAIN), playing the part of Qwen2-VL's pretraining:
+ * - `coarse` (default): SFT on fresh vision-classify questions whose choices differ in colour or shape, never in
+ *   texture (`vary: [colour, shape]`). The base then knows the answer format, the class names, colours and shapes,
+ *   and nothing that tells textures apart: the few-shot questions (FEWSHOT_VARY, texture by default) are new to it.
+ * - `detection`: the detection part's SFT start (fresh vision-detection scenes, whose prompts name colours and
+ *   shapes and which never answers with a class name). A first probe put its k = 4 base at 0.5% (docs/vision.md).
+ * - `none`: a fresh policy (its k = 4 base stayed at chance).
  */
-const PRETRAIN = process.env.BENCH_VISION_PRETRAIN ?? "detection";
-if (PRETRAIN !== "detection" && PRETRAIN !== "none")
-  throw new Error(`BENCH_VISION_PRETRAIN: "detection" or "none", not "${PRETRAIN}"`);
+const PRETRAIN = process.env.BENCH_VISION_PRETRAIN ?? "coarse";
+if (!["coarse", "detection", "none"].includes(PRETRAIN))
+  throw new Error(`BENCH_VISION_PRETRAIN: "coarse", "detection" or "none", not "${PRETRAIN}"`);
+/** The attributes the few-shot questions' choices differ in (BENCH_VISION_FEWSHOT_VARY, comma-separated). */
+const FEWSHOT_VARY = (process.env.BENCH_VISION_FEWSHOT_VARY ?? "texture").split(",").map((v) => v.trim());
+/** SFT steps of the coarse pretraining (fresh questions, batch 16). */
+const PRETRAIN_STEPS = SMOKE ? 2 : 400;
 
 function shotsFromEnv(v: string | undefined): number[] {
   if (v === undefined) return [1, 2, 4, 8];
@@ -110,7 +120,7 @@ function taskRecipe(name: string, task: object, seed: number, model: object, sft
 function recipe(name: string, k: number, seed: number, model: object, sftSteps: number) {
   const task = {
     name: "vision-classify",
-    options: { shotsPerClass: k },
+    options: { shotsPerClass: k, vary: FEWSHOT_VARY },
     trainExamples: 36 * k,
     testExamples: 50,
     seed: 0,
@@ -121,7 +131,7 @@ function recipe(name: string, k: number, seed: number, model: object, sftSteps: 
 /** Held-out accuracy of a saved model at every decoding. */
 async function passAt(dir: string, seed: number): Promise<PassByDecoding> {
   const { model, tokenizer } = loadModel(dir);
-  const task = getTask("vision-classify", {});
+  const task = getTask("vision-classify", { vary: FEWSHOT_VARY });
   const examples = heldOutExamples(task, SPLIT, S.evalExamples);
   const pass: PassByDecoding = {};
   for (const d of DECODINGS) {
@@ -246,13 +256,36 @@ async function main(): Promise<void> {
   if (PARTS.has("video")) await videoEffect({ seeds: SEEDS, split: SPLIT, outDir: OUT, smoke: SMOKE });
 }
 
+const coarseStarts = new Map<number, Promise<string>>();
+/** The model the few-shot bases of a seed start from (see PRETRAIN); made once per seed and process. */
+async function pretrained(seed: number): Promise<object> {
+  if (PRETRAIN === "none") return MODEL;
+  if (PRETRAIN === "detection") return { type: "checkpoint", path: await detectionStart(seed) };
+  let p = coarseStarts.get(seed);
+  if (!p) {
+    const task = {
+      name: "vision-classify",
+      options: { vary: ["colour", "shape"] },
+      trainExamples: PRETRAIN_STEPS * SFT_BATCH, // every sequence a fresh question
+      testExamples: 50,
+      seed: 0,
+    };
+    const config = taskRecipe(`pretrain-coarse-${seed}`, task, seed, MODEL, PRETRAIN_STEPS, S.maxTokens);
+    p = train(config, { resume: false, overwrite: true, stopAfter: 0, reporters: [] }).then((r) =>
+      join(r.runDir, "checkpoints", "start"),
+    );
+    coarseStarts.set(seed, p);
+  }
+  return { type: "checkpoint", path: await p };
+}
+
 /** Visual-RFT's few-shot effect: base, SFT, RL and control per k and seed; prints the RL − SFT margins. */
 async function fewShot(): Promise<void> {
   const controls: number[] = [];
   for (const k of SHOTS) {
     const margins: number[] = [];
     for (const seed of SEEDS) {
-      const from = PRETRAIN === "detection" ? { type: "checkpoint", path: await detectionStart(seed) } : MODEL;
+      const from = await pretrained(seed);
       const base = await sftOnly(`k${k}-base-${seed}`, k, seed, from, S.baseSteps);
       const sftSteps = Math.ceil((S.rlSteps * S.prompts * S.group) / SFT_BATCH); // same sequences as RL trains on
       const sft = await sftOnly(`k${k}-sft-${seed}`, k, seed, { type: "checkpoint", path: base }, sftSteps);

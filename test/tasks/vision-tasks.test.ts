@@ -126,6 +126,34 @@ describe("vision-classify few-shot", () => {
   });
 });
 
+describe("vision-classify vary", () => {
+  /** The attribute a question varies in: the one on which its choices differ. */
+  const varied = (classList: string[]) =>
+    (["colour", "texture", "shape"] as const).filter((_, i) => new Set(classList.map((c) => c.split(" ")[i])).size > 1);
+
+  it("draws each question's varied attribute from the listed ones only", () => {
+    const coarse = getTask("vision-classify", { vary: ["colour", "shape"] }).generate("train", 60, 1);
+    const seen = coarse.map((e) => varied((e.gold as { classList: string[] }).classList));
+    expect(seen.every((v) => v.length === 1 && v[0] !== "texture")).toBe(true);
+    expect(new Set(seen.map((v) => v[0])).size).toBe(2);
+    const texture = getTask("vision-classify", { vary: ["texture"] }).generate("test", 20, 1);
+    for (const e of texture) {
+      const g = e.gold as { classList: string[]; label: string };
+      expect(varied(g.classList)).toEqual(["texture"]);
+      expect(g.classList).toHaveLength(3); // solid, striped, hollow
+      expect(g.classList).toContain(g.label);
+    }
+  });
+
+  it("keeps the default stream (all three attributes) as before, and rejects a repeated or empty list", () => {
+    const a = getTask("vision-classify", {}).generate("test", 10, 3);
+    const b = getTask("vision-classify", { vary: ["colour", "texture", "shape"] }).generate("test", 10, 3);
+    expect(b.map((e) => e.prompt)).toEqual(a.map((e) => e.prompt));
+    expect(() => getTask("vision-classify", { vary: [] })).toThrow(/vary/);
+    expect(() => getTask("vision-classify", { vary: ["colour", "colour"] })).toThrow(/vary/);
+  });
+});
+
 describe("detection mAP (Visual-RFT's detection metric)", () => {
   const task = getTask("vision-detection", {});
   const test = task.generate("test", 8, 4) as Example<DetectionGold>[];

@@ -156,6 +156,12 @@ const classifyOptions = z.strictObject({
     .min(0)
     .default(0)
     .describe("few-shot: the train split is this many examples per class, repeated (0 = a fresh example each time)"),
+  vary: z
+    .array(z.enum(["colour", "texture", "shape"]))
+    .min(1)
+    .default(["colour", "texture", "shape"])
+    .refine((v) => new Set(v).size === v.length, "no attribute twice")
+    .describe("the attributes a question's choices may differ in (one per question, drawn uniformly)"),
 });
 /** Gold of vision-classify: the class, the choices and the scene. */
 export interface ClassifyGold {
@@ -176,7 +182,7 @@ const classify = defineTask<ClassifyGold, z.output<typeof classifyOptions>>({
         height: o.size,
         objects: [{ ...obj, box: objectBox(obj, o.size, o.size)! }],
       };
-      const vary = (["colour", "texture", "shape"] as const)[rng.int(3)]!;
+      const vary = o.vary[rng.int(o.vary.length)]!;
       const values: readonly string[] =
         vary === "colour" ? Object.keys(COLOURS) : vary === "texture" ? TEXTURES : SHAPES;
       const classList = values.map((v) => className({ ...obj, [vary]: v }));
