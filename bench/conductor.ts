@@ -106,7 +106,7 @@ const S = SMOKE
       workerLayers: 4,
       plannerD: 96,
       layers: 4,
-      sftSteps: 1000,
+      sftSteps: 2000,
       sftExamples: 50_000,
       rlSteps: 60,
       evalExamples: 200,
@@ -322,7 +322,8 @@ async function main(): Promise<void> {
     return;
   }
   // GPT-2 shape (learned positions): the planner must copy the ~60-character question into its first subtask, which
-  // a Llama-shaped d 64 planner did not learn in 1,500 SFT steps and this one does by step 750 (docs/conductor.md)
+  // a Llama-shaped d 64 planner did not learn in 1,500 SFT steps and this one does between steps 1,000 and 1,250 of
+  // a 2,000-step schedule (docs/conductor.md)
   const model = {
     type: "new",
     arch: "gpt2",

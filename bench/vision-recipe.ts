@@ -16,7 +16,8 @@ export interface VisionArm {
   model: object;
   task: object;
   sft: { enabled: boolean; steps: number; batchSize: number };
-  rl: { steps: number; prompts: number; group: number; maxTokens: number };
+  /** RL sizes; `lr` defaults to 2e-4. */
+  rl: { steps: number; prompts: number; group: number; maxTokens: number; lr?: number };
 }
 
 /** The resolved config of one arm. */
@@ -34,7 +35,7 @@ export function visionRecipe(a: VisionArm) {
       promptsPerStep: a.rl.prompts,
       groupSize: a.rl.group,
       maxCompletionTokens: a.rl.maxTokens,
-      lr: 0.0002,
+      lr: a.rl.lr ?? 0.0002,
     },
     sampler: { type: "builtin", temperature: 1 },
     algorithm: { kl: { beta: 0 } },

@@ -71,6 +71,10 @@ if (!["coarse", "detection", "none"].includes(PRETRAIN))
   throw new Error(`BENCH_VISION_PRETRAIN: "coarse", "detection" or "none", not "${PRETRAIN}"`);
 /** The attributes the few-shot questions' choices differ in (BENCH_VISION_FEWSHOT_VARY, comma-separated). */
 const FEWSHOT_VARY = (process.env.BENCH_VISION_FEWSHOT_VARY ?? "texture").split(",").map((v) => v.trim());
+/** The few-shot RL arms' learning rate (BENCH_VISION_RL_LR; tune it on BENCH_SPLIT=tune). */
+const FEWSHOT_RL_LR = Number(process.env.BENCH_VISION_RL_LR ?? 2e-4);
+if (!(FEWSHOT_RL_LR > 0 && FEWSHOT_RL_LR < 1))
+  throw new Error(`BENCH_VISION_RL_LR: a learning rate in (0, 1), not ${process.env.BENCH_VISION_RL_LR}`);
 /** SFT steps of the coarse pretraining (fresh questions, batch 16). */
 const PRETRAIN_STEPS = SMOKE ? 2 : 400;
 
@@ -104,7 +108,15 @@ const MODEL = {
 };
 
 /** A run of a task from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none). */
-function taskRecipe(name: string, task: object, seed: number, model: object, sftSteps: number, maxTokens: number) {
+function taskRecipe(
+  name: string,
+  task: object,
+  seed: number,
+  model: object,
+  sftSteps: number,
+  maxTokens: number,
+  lr?: number,
+) {
   return visionRecipe({
     name,
     seed,
@@ -112,7 +124,7 @@ function taskRecipe(name: string, task: object, seed: number, model: object, sft
     model,
     task,
     sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH },
-    rl: { steps: Math.max(1, S.rlSteps), prompts: S.prompts, group: S.group, maxTokens },
+    rl: { steps: Math.max(1, S.rlSteps), prompts: S.prompts, group: S.group, maxTokens, ...(lr ? { lr } : {}) },
   });
 }
 
@@ -125,7 +137,7 @@ function recipe(name: string, k: number, seed: number, model: object, sftSteps: 
     testExamples: 50,
     seed: 0,
   };
-  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens);
+  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, FEWSHOT_RL_LR);
 }
 
 /** Held-out accuracy of a saved model at every decoding. */
