@@ -25,6 +25,23 @@ import type { PoolJob } from "./pool-job.js";
 
 const JOB = "bench/conductor/pool-job.ts";
 
+/**
+ * The source a worker depends on, hashed into the pool's cache key: the engine, models and SFT trainer, the skills'
+ * data, and the job itself. Narrower than the SFT starts' `SFT_START_SOURCES` (which holds every task), so an edit to
+ * an unrelated task does not retrain the pool (35 CPU-minutes).
+ */
+export const POOL_SOURCES = [
+  "src/models",
+  "src/engine",
+  "native",
+  "src/util",
+  "src/trainer/sft.ts",
+  "src/tasks/conductor-skills.ts",
+  "src/tasks/generate.ts",
+  "src/tasks/types.ts",
+  JOB,
+];
+
 /** The pool's sizes. */
 export interface PoolSizes {
   workerSteps: number;
@@ -55,7 +72,11 @@ export async function buildSkillPool(
   parallel = Math.min(2, cpus().length),
 ): Promise<WorkerOptions[]> {
   const settings = { steps: S.workerSteps, d: S.workerD, layers: S.workerLayers, pairs: 50_000, batch: 64, v: 2 };
-  const key = createHash("sha256").update(JSON.stringify(settings)).update(sourceHash(ROOT)).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(JSON.stringify(settings))
+    .update(sourceHash(ROOT, POOL_SOURCES))
+    .digest("hex")
+    .slice(0, 16);
   const dirs = SKILLS.map((skill) => join(OUT, "pool", key, skill));
   const jobs = SKILLS.flatMap((skill, index) => {
     const dir = dirs[index]!;
