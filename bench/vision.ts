@@ -25,7 +25,7 @@
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
  * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SHOTS
  * (default 1,2,4,8), BENCH_VISION_PRETRAIN (coarse | detection | none; see PRETRAIN),
- * BENCH_VISION_FEWSHOT_VARY (default texture), BENCH_VISION_SMOKE=1
+ * BENCH_VISION_FEWSHOT_VARY (default texture), BENCH_VISION_PRETRAIN_VARY (default colour,shape), BENCH_VISION_SMOKE=1
  * (one seed, k = 1, tiny runs: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -75,6 +75,8 @@ const FEWSHOT_VARY = (process.env.BENCH_VISION_FEWSHOT_VARY ?? "texture").split(
 const FEWSHOT_RL_LR = Number(process.env.BENCH_VISION_RL_LR ?? 2e-4);
 if (!(FEWSHOT_RL_LR > 0 && FEWSHOT_RL_LR < 1))
   throw new Error(`BENCH_VISION_RL_LR: a learning rate in (0, 1), not ${process.env.BENCH_VISION_RL_LR}`);
+/** The attributes the coarse pretraining's questions differ in (BENCH_VISION_PRETRAIN_VARY; default colour,shape). */
+const PRETRAIN_VARY = (process.env.BENCH_VISION_PRETRAIN_VARY ?? "colour,shape").split(",").map((v) => v.trim());
 /** SFT steps of the coarse pretraining (fresh questions, batch 16). */
 const PRETRAIN_STEPS = SMOKE ? 2 : 400;
 
@@ -277,7 +279,7 @@ async function pretrained(seed: number): Promise<object> {
   if (!p) {
     const task = {
       name: "vision-classify",
-      options: { vary: ["colour", "shape"] },
+      options: { vary: PRETRAIN_VARY },
       trainExamples: PRETRAIN_STEPS * SFT_BATCH, // every sequence a fresh question
       testExamples: 50,
       seed: 0,
