@@ -225,13 +225,14 @@ async function detectionRun(
   return join(res.runDir, "checkpoints", stopAfter === 0 ? "start" : `step-${res.step}`);
 }
 
-const detectionStarts = new Map<number, Promise<string>>();
-/** The detection SFT start of a seed, made once per process: the detection part's start and the few-shot pretraining. */
-function detectionStart(seed: number): Promise<string> {
-  let p = detectionStarts.get(seed);
-  if (!p) detectionStarts.set(seed, (p = detectionRun(`det-start-${seed}`, seed, DET_MODEL, DET.sftSteps, 0)));
-  return p;
+/** `make` memoised per seed: each seed's result is made once per process and shared by the parts that need it. */
+function oncePerSeed<T>(make: (seed: number) => Promise<T>): (seed: number) => Promise<T> {
+  const made = new Map<number, Promise<T>>();
+  return (seed) => made.get(seed) ?? made.set(seed, make(seed)).get(seed)!;
 }
+
+/** The detection SFT start of a seed: the detection part's start and the few-shot `detection` pretraining. */
+const detectionStart = oncePerSeed((seed) => detectionRun(`det-start-${seed}`, seed, DET_MODEL, DET.sftSteps, 0));
 
 /** The detection effect: SFT start, RL and control per seed; prints the mAP gains. */
 async function detection(): Promise<void> {
@@ -270,27 +271,25 @@ async function main(): Promise<void> {
   if (PARTS.has("video")) await videoEffect({ seeds: SEEDS, split: SPLIT, outDir: OUT, smoke: SMOKE });
 }
 
-const coarseStarts = new Map<number, Promise<string>>();
-/** The model the few-shot bases of a seed start from (see PRETRAIN); made once per seed and process. */
+/** The coarse pretraining of a seed (see PRETRAIN): SFT only, on fresh questions. */
+const coarseStart = oncePerSeed(async (seed) => {
+  const task = {
+    name: "vision-classify",
+    options: { vary: PRETRAIN_VARY },
+    trainExamples: PRETRAIN_STEPS * SFT_BATCH, // every sequence a fresh question
+    testExamples: 50,
+    seed: 0,
+  };
+  const config = taskRecipe(`pretrain-coarse-${seed}`, task, seed, MODEL, PRETRAIN_STEPS, S.maxTokens);
+  const res = await train(config, { resume: false, overwrite: true, stopAfter: 0, reporters: [] });
+  return join(res.runDir, "checkpoints", "start");
+});
+
+/** The model the few-shot bases of a seed start from (see PRETRAIN). */
 async function pretrained(seed: number): Promise<object> {
   if (PRETRAIN === "none") return MODEL;
-  if (PRETRAIN === "detection") return { type: "checkpoint", path: await detectionStart(seed) };
-  let p = coarseStarts.get(seed);
-  if (!p) {
-    const task = {
-      name: "vision-classify",
-      options: { vary: PRETRAIN_VARY },
-      trainExamples: PRETRAIN_STEPS * SFT_BATCH, // every sequence a fresh question
-      testExamples: 50,
-      seed: 0,
-    };
-    const config = taskRecipe(`pretrain-coarse-${seed}`, task, seed, MODEL, PRETRAIN_STEPS, S.maxTokens);
-    p = train(config, { resume: false, overwrite: true, stopAfter: 0, reporters: [] }).then((r) =>
-      join(r.runDir, "checkpoints", "start"),
-    );
-    coarseStarts.set(seed, p);
-  }
-  return { type: "checkpoint", path: await p };
+  const start = PRETRAIN === "detection" ? detectionStart : coarseStart;
+  return { type: "checkpoint", path: await start(seed) };
 }
 
 /** Visual-RFT's few-shot effect: base, SFT, RL and control per k and seed; prints the RL − SFT margins. */
