@@ -23,8 +23,9 @@
  * The paper reports about three steps per question and 72.35 against 64.14 for the best single model under a shared
  * cap (arXiv 2512.04388 tab. 7, §4.3); we state what we see.
  *
- * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), BENCH_CONDUCTOR_RL_LR, BENCH_CONDUCTOR_OUT (work folder, default
- * runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
+ * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), the RL arms'
+ * BENCH_CONDUCTOR_RL_LR (default 1e-4), BENCH_CONDUCTOR_RL_STEPS (60) and BENCH_CONDUCTOR_GROUP (8),
+ * BENCH_CONDUCTOR_OUT (work folder, default runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
  * nothing).
  *
  * Records (bench/harness/seed-cache.ts): the best single worker and every arm of every seed (start, rl, control,
@@ -80,6 +81,9 @@ const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
 /** The RL arms' learning rate (BENCH_CONDUCTOR_RL_LR; tune it on BENCH_SPLIT=tune); part of each RL record's settings. */
 const RL_LR = Number(process.env.BENCH_CONDUCTOR_RL_LR ?? 1e-4);
 if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learning rate in (0, 1), not ${RL_LR}`);
+/** The RL arms' steps and group size (BENCH_CONDUCTOR_RL_STEPS, BENCH_CONDUCTOR_GROUP); part of each RL record's settings. */
+const RL_STEPS = positiveInt("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 60);
+const GROUP = positiveInt("BENCH_CONDUCTOR_GROUP", 8);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
 if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
@@ -96,7 +100,6 @@ const S = SMOKE
       layers: 1,
       sftSteps: 20,
       sftExamples: 200,
-      rlSteps: 2,
       evalExamples: 6,
       prompts: 2,
     }
@@ -108,7 +111,6 @@ const S = SMOKE
       layers: 4,
       sftSteps: 2000,
       sftExamples: 50_000,
-      rlSteps: 60,
       evalExamples: 200,
       prompts: 8,
     };
@@ -125,7 +127,7 @@ function recipe(name: string, seed: number, options: ConductorInput, model: obje
     task: { name: "conductor", options, trainExamples: S.sftExamples, testExamples: 100, seed: 0 },
     sft: { enabled: sft, steps: S.sftSteps, batchSize: 16, lr: 0.002 },
     algorithm: { kl: { beta: 0 } },
-    train: { steps: S.rlSteps, promptsPerStep: S.prompts, groupSize: 8, maxCompletionTokens: 200, lr: RL_LR },
+    train: { steps: RL_STEPS, promptsPerStep: S.prompts, groupSize: GROUP, maxCompletionTokens: 200, lr: RL_LR },
     eval: { every: 0, atStart: false, examples: 1 },
     checkpoint: { every: 0, keepLast: 1 },
     log: { progress: false },
@@ -168,7 +170,8 @@ async function atDecodings(dir: string, task: Task, examples: Example[], seed: n
 }
 
 async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
-  const config = recipe(`${name}-${seed}-lr${RL_LR}`, seed, options, { type: "checkpoint", path: start }, false);
+  const tag = `lr${RL_LR}` + (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
+  const config = recipe(`${name}-${seed}-${tag}`, seed, options, { type: "checkpoint", path: start }, false);
   const res = await train(config, {
     resume: false,
     overwrite: true,
@@ -193,6 +196,15 @@ function armsFromEnv(value: string | undefined): Set<ArmName> {
     if (!(ARM_NAMES as readonly string[]).includes(n))
       throw new Error(`BENCH_CONDUCTOR_ARMS: unknown arm "${n}" (known: ${ARM_NAMES.join(", ")})`);
   return new Set(names as ArmName[]);
+}
+
+/** A whole number ≥ 1 from the environment variable `name`, or `fallback` when it is unset. */
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: a whole number ≥ 1, not "${raw}"`);
+  return n;
 }
 
 /** The SHA-256 of a checkpoint's weights file. */
@@ -238,6 +250,10 @@ async function seedArms(
   let recordedHash: string | null = null; // the weights' hash in a reused start record
   const start = async (): Promise<string> => {
     if (startDir) return startDir;
+    // a start this work folder already holds, with the recorded weights, is used as it is (no second SFT run)
+    const kept = join(OUT, `start-${seed}`, "checkpoints", "start");
+    if (recordedHash !== null && existsSync(join(kept, "model.safetensors")) && weightsHash(kept) === recordedHash)
+      return (startDir = kept);
     const run = await train(recipe(`start-${seed}`, seed, options, model, true), {
       resume: false,
       overwrite: true,
@@ -260,7 +276,7 @@ async function seedArms(
   if (s.reused) recordedHash = s.result.weights;
   const arms: Partial<Record<ArmName, ArmResult>> = {};
   for (const arm of ["rl", "control", "self"] as const) {
-    const settings = { ...base, arm, start: s.result.pass, rlLr: RL_LR };
+    const settings = { ...base, arm, start: s.result.pass, rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
     const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
       const dir = await start();
       if (arm !== "self")
