@@ -25,7 +25,8 @@
  * Environment: BENCH_SEED_LIST (default 0,1,2), BENCH_SPLIT (final | tune), BENCH_VISION_OUT (default
  * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SHOTS
  * (default 1,2,4,8), BENCH_VISION_PRETRAIN (coarse | detection | none; see PRETRAIN),
- * BENCH_VISION_FEWSHOT_VARY (default texture), BENCH_VISION_PRETRAIN_VARY (default colour,shape), BENCH_VISION_SMOKE=1
+ * BENCH_VISION_FEWSHOT_VARY (default texture), BENCH_VISION_PRETRAIN_VARY (default colour,shape), the few-shot RL
+ * arms' BENCH_VISION_RL_LR (2e-4), BENCH_VISION_RL_STEPS (60) and BENCH_VISION_RL_PROMPTS (8), BENCH_VISION_SMOKE=1
  * (one seed, k = 1, tiny runs: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -75,10 +76,27 @@ const FEWSHOT_VARY = (process.env.BENCH_VISION_FEWSHOT_VARY ?? "texture").split(
 const FEWSHOT_RL_LR = Number(process.env.BENCH_VISION_RL_LR ?? 2e-4);
 if (!(FEWSHOT_RL_LR > 0 && FEWSHOT_RL_LR < 1))
   throw new Error(`BENCH_VISION_RL_LR: a learning rate in (0, 1), not ${process.env.BENCH_VISION_RL_LR}`);
+/**
+ * The few-shot RL arms' steps and prompts per step (BENCH_VISION_RL_STEPS, BENCH_VISION_RL_PROMPTS; group 8). The SFT
+ * arm trains on as many sequences (steps × prompts × group / 16).
+ */
+const FEWSHOT_RL = {
+  steps: envInt("BENCH_VISION_RL_STEPS", SMOKE ? 1 : 60),
+  prompts: envInt("BENCH_VISION_RL_PROMPTS", SMOKE ? 2 : 8),
+};
 /** The attributes the coarse pretraining's questions differ in (BENCH_VISION_PRETRAIN_VARY; default colour,shape). */
 const PRETRAIN_VARY = (process.env.BENCH_VISION_PRETRAIN_VARY ?? "colour,shape").split(",").map((v) => v.trim());
 /** SFT steps of the coarse pretraining (fresh questions, batch 16). */
 const PRETRAIN_STEPS = SMOKE ? 2 : 400;
+
+/** A whole number ≥ 1 from the environment variable `name`, or `fallback` when it is unset. */
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: a whole number ≥ 1, not "${raw}"`);
+  return n;
+}
 
 function shotsFromEnv(v: string | undefined): number[] {
   if (v === undefined) return [1, 2, 4, 8];
@@ -118,6 +136,7 @@ function taskRecipe(
   sftSteps: number,
   maxTokens: number,
   lr?: number,
+  sizes: { steps: number; prompts: number } = { steps: S.rlSteps, prompts: S.prompts },
 ) {
   return visionRecipe({
     name,
@@ -126,7 +145,7 @@ function taskRecipe(
     model,
     task,
     sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH },
-    rl: { steps: Math.max(1, S.rlSteps), prompts: S.prompts, group: S.group, maxTokens, ...(lr ? { lr } : {}) },
+    rl: { steps: Math.max(1, sizes.steps), prompts: sizes.prompts, group: S.group, maxTokens, ...(lr ? { lr } : {}) },
   });
 }
 
@@ -139,7 +158,7 @@ function recipe(name: string, k: number, seed: number, model: object, sftSteps: 
     testExamples: 50,
     seed: 0,
   };
-  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, FEWSHOT_RL_LR);
+  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, FEWSHOT_RL_LR, FEWSHOT_RL);
 }
 
 /** Held-out accuracy of a saved model at every decoding. */
@@ -300,7 +319,7 @@ async function fewShot(): Promise<void> {
     for (const seed of SEEDS) {
       const from = await pretrained(seed);
       const base = await sftOnly(`k${k}-base-${seed}`, k, seed, from, S.baseSteps);
-      const sftSteps = Math.ceil((S.rlSteps * S.prompts * S.group) / SFT_BATCH); // same sequences as RL trains on
+      const sftSteps = Math.ceil((FEWSHOT_RL.steps * FEWSHOT_RL.prompts * S.group) / SFT_BATCH); // RL's sequences
       const sft = await sftOnly(`k${k}-sft-${seed}`, k, seed, { type: "checkpoint", path: base }, sftSteps);
       const rlDir = await rl(`k${k}-rl-${seed}`, k, seed, base, false);
       const ctlDir = await rl(`k${k}-control-${seed}`, k, seed, base, true);
