@@ -1,6 +1,6 @@
 /**
  * The recipe every arm of `npm run bench:vision` trains with (bench/vision.ts, bench/vision-video.ts): the `grpo`
- * preset without KL, the built-in sampler at T 1, an optional SFT warm start first, no evaluation during training
+ * preset (without KL unless the arm sets a weight), the built-in sampler at T 1, an optional SFT warm start first, no evaluation during training
  * and only the last checkpoint kept (the bench evaluates the saved models itself).
  */
 import { resolveConfig } from "../src/trainer/recipe.js";
@@ -16,8 +16,8 @@ export interface VisionArm {
   model: object;
   task: object;
   sft: { enabled: boolean; steps: number; batchSize: number };
-  /** RL sizes; `lr` defaults to 2e-4. */
-  rl: { steps: number; prompts: number; group: number; maxTokens: number; lr?: number };
+  /** RL sizes; `lr` defaults to 2e-4, the KL weight `beta` (k3 in the loss, to the start) to 0. */
+  rl: { steps: number; prompts: number; group: number; maxTokens: number; lr?: number; beta?: number };
 }
 
 /** The resolved config of one arm. */
@@ -38,7 +38,7 @@ export function visionRecipe(a: VisionArm) {
       lr: a.rl.lr ?? 0.0002,
     },
     sampler: { type: "builtin", temperature: 1 },
-    algorithm: { kl: { beta: 0 } },
+    algorithm: { kl: { beta: a.rl.beta ?? 0 } },
     eval: { every: 0, atStart: false, examples: 1 },
     checkpoint: { every: 0, keepLast: 1 },
     log: { progress: false },

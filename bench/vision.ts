@@ -26,7 +26,8 @@
  * runs/bench-vision), BENCH_VISION_PARTS (default fewshot,detection,video: which parts run), BENCH_VISION_SHOTS
  * (default 1,2,4,8), BENCH_VISION_PRETRAIN (coarse | detection | none; see PRETRAIN),
  * BENCH_VISION_FEWSHOT_VARY (default texture), BENCH_VISION_PRETRAIN_VARY (default colour,shape), the few-shot RL
- * arms' BENCH_VISION_RL_LR (2e-4), BENCH_VISION_RL_STEPS (60) and BENCH_VISION_RL_PROMPTS (8), BENCH_VISION_SMOKE=1
+ * arms' BENCH_VISION_RL_LR (2e-4), BENCH_VISION_RL_STEPS (60), BENCH_VISION_RL_PROMPTS (8) and BENCH_VISION_RL_BETA
+ * (KL weight, 0), BENCH_VISION_SMOKE=1
  * (one seed, k = 1, tiny runs: the figures mean nothing).
  */
 import { mkdirSync } from "node:fs";
@@ -84,6 +85,10 @@ const FEWSHOT_RL = {
   steps: envInt("BENCH_VISION_RL_STEPS", SMOKE ? 1 : 60),
   prompts: envInt("BENCH_VISION_RL_PROMPTS", SMOKE ? 2 : 8),
 };
+/** The few-shot RL arms' KL weight to their start (BENCH_VISION_RL_BETA; Visual-RFT keeps a KL term, §3.1). */
+const FEWSHOT_RL_BETA = Number(process.env.BENCH_VISION_RL_BETA ?? 0);
+if (!(FEWSHOT_RL_BETA >= 0))
+  throw new Error(`BENCH_VISION_RL_BETA: a weight ≥ 0, not ${process.env.BENCH_VISION_RL_BETA}`);
 /** The attributes the coarse pretraining's questions differ in (BENCH_VISION_PRETRAIN_VARY; default colour,shape). */
 const PRETRAIN_VARY = (process.env.BENCH_VISION_PRETRAIN_VARY ?? "colour,shape").split(",").map((v) => v.trim());
 /** SFT steps of the coarse pretraining (fresh questions, batch 16). */
@@ -136,7 +141,7 @@ function taskRecipe(
   sftSteps: number,
   maxTokens: number,
   lr?: number,
-  sizes: { steps: number; prompts: number } = { steps: S.rlSteps, prompts: S.prompts },
+  sizes: { steps: number; prompts: number; beta?: number } = { steps: S.rlSteps, prompts: S.prompts },
 ) {
   return visionRecipe({
     name,
@@ -145,7 +150,14 @@ function taskRecipe(
     model,
     task,
     sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH },
-    rl: { steps: Math.max(1, sizes.steps), prompts: sizes.prompts, group: S.group, maxTokens, ...(lr ? { lr } : {}) },
+    rl: {
+      steps: Math.max(1, sizes.steps),
+      prompts: sizes.prompts,
+      group: S.group,
+      maxTokens,
+      beta: sizes.beta ?? 0,
+      ...(lr ? { lr } : {}),
+    },
   });
 }
 
@@ -158,7 +170,10 @@ function recipe(name: string, k: number, seed: number, model: object, sftSteps: 
     testExamples: 50,
     seed: 0,
   };
-  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, FEWSHOT_RL_LR, FEWSHOT_RL);
+  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, FEWSHOT_RL_LR, {
+    ...FEWSHOT_RL,
+    beta: FEWSHOT_RL_BETA,
+  });
 }
 
 /** Held-out accuracy of a saved model at every decoding. */
