@@ -85,7 +85,10 @@ const FEWSHOT_RL = {
   steps: envInt("BENCH_VISION_RL_STEPS", SMOKE ? 1 : 60),
   prompts: envInt("BENCH_VISION_RL_PROMPTS", SMOKE ? 2 : 8),
 };
-/** The few-shot RL arms' KL weight to their start (BENCH_VISION_RL_BETA; Visual-RFT keeps a KL term, §3.1). */
+/**
+ * The few-shot RL arms' KL weight to their start (BENCH_VISION_RL_BETA, default 0; Visual-RFT keeps a KL term,
+ * arXiv 2503.01785 §3.1).
+ */
 const FEWSHOT_RL_BETA = Number(process.env.BENCH_VISION_RL_BETA ?? 0);
 if (!(FEWSHOT_RL_BETA >= 0))
   throw new Error(`BENCH_VISION_RL_BETA: a weight ≥ 0, not ${process.env.BENCH_VISION_RL_BETA}`);
