@@ -71,6 +71,26 @@ describe.each(["video-temporal", "video-tracking", "video-mcq", "video-grounded-
   });
 });
 
+describe("time questions (video-temporal, video-grounded-qa)", () => {
+  it("ask only about objects that are not on screen for the whole clip", async () => {
+    for (const name of ["video-temporal", "video-grounded-qa"]) {
+      const task = getTask(name, {});
+      for (const e of task.generate("train", 40, 5)) {
+        const g = e.gold as { video: Video; segment?: [number, number]; glue?: [number, number][] };
+        const span = g.segment ?? g.glue![0]!;
+        expect(span, e.prompt.slice(-60)).not.toEqual([0, g.video.frames * 0.5]);
+      }
+    }
+    // the answer "the whole clip" to a temporal question: its tIoU is the span's share of the clip, below 1
+    const task = getTask("video-temporal", {});
+    const e = task.generate("test", 1, 9)[0]!;
+    const g = e.gold as { video: Video; segment: [number, number] };
+    const whole = await task.score(e, `<answer>0 to ${g.video.frames * 0.5}</answer>`);
+    expect(whole.terms.correct).toBe((g.segment[1] - g.segment[0]) / (g.video.frames * 0.5) >= 0.5 ? 1 : 0);
+    expect(whole.score).toBeCloseTo(1 + (g.segment[1] - g.segment[0]) / (g.video.frames * 0.5), 6);
+  });
+});
+
 describe("video-mix (VideoChat-R1's joint mix)", () => {
   const task = getTask("video-mix", {});
   const train = task.generate("train", 6, 0);
