@@ -35,7 +35,10 @@
  * start,rl,control,self) says which arms this run may measure; the others are reported from records, or reported
  * missing. So a seed's arms can run in separate processes or sessions, e.g. `BENCH_CONDUCTOR_REUSE=1
  * BENCH_SEED_LIST=0 BENCH_CONDUCTOR_ARMS=rl` beside `... BENCH_CONDUCTOR_ARMS=control`, and a run with
- * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports.
+ * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports. An RL arm beside a reused start record trains from the
+ * work folder's `start-<seed>/checkpoints/start` when its weights hash is the recorded one, so tuning runs skip the
+ * planner's SFT. An RL arm with other than the default lr, steps or group has them in its run and record names
+ * (`rec-tune-0-rl-lr0.0003-s200-g16.json`), so tuning runs can share the work folder and run side by side.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { nativeInfo } from "../src/engine/backends/native.js";
@@ -84,6 +87,8 @@ if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learnin
 /** The RL arms' steps and group size (BENCH_CONDUCTOR_RL_STEPS, BENCH_CONDUCTOR_GROUP); part of each RL record's settings. */
 const RL_STEPS = positiveInt("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 60);
 const GROUP = positiveInt("BENCH_CONDUCTOR_GROUP", 8);
+/** The RL settings that differ from the defaults, in run and record names (so tuning runs can share a work folder). */
+const RL_TAG = (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
 if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
@@ -170,8 +175,13 @@ async function atDecodings(dir: string, task: Task, examples: Example[], seed: n
 }
 
 async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
-  const tag = `lr${RL_LR}` + (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
-  const config = recipe(`${name}-${seed}-${tag}`, seed, options, { type: "checkpoint", path: start }, false);
+  const config = recipe(
+    `${name}-${seed}-lr${RL_LR}${RL_TAG}`,
+    seed,
+    options,
+    { type: "checkpoint", path: start },
+    false,
+  );
   const res = await train(config, {
     resume: false,
     overwrite: true,
@@ -245,7 +255,8 @@ async function seedArms(
   source: string,
 ) {
   const base = { seed, sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
-  const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}.json`;
+  const lrTag = RL_LR === 1e-4 ? "" : `-lr${RL_LR}`;
+  const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}${arm === "start" ? "" : lrTag + RL_TAG}.json`;
   let startDir: string | null = null;
   let recordedHash: string | null = null; // the weights' hash in a reused start record
   const start = async (): Promise<string> => {
