@@ -60,6 +60,7 @@ import {
   gainOverBest,
   heldOutExamples,
   seedResult,
+  countFromEnv,
   seedsFromEnv,
   storedResult,
   sourceHash,
@@ -85,8 +86,8 @@ const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
 const RL_LR = Number(process.env.BENCH_CONDUCTOR_RL_LR ?? 1e-4);
 if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learning rate in (0, 1), not ${RL_LR}`);
 /** The RL arms' steps and group size (BENCH_CONDUCTOR_RL_STEPS, BENCH_CONDUCTOR_GROUP); part of each RL record's settings. */
-const RL_STEPS = positiveInt("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 60);
-const GROUP = positiveInt("BENCH_CONDUCTOR_GROUP", 8);
+const RL_STEPS = countFromEnv("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 60);
+const GROUP = countFromEnv("BENCH_CONDUCTOR_GROUP", 8);
 /** The RL settings that differ from the defaults, in run and record names (so tuning runs can share a work folder). */
 const RL_TAG = (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
@@ -206,15 +207,6 @@ function armsFromEnv(value: string | undefined): Set<ArmName> {
     if (!(ARM_NAMES as readonly string[]).includes(n))
       throw new Error(`BENCH_CONDUCTOR_ARMS: unknown arm "${n}" (known: ${ARM_NAMES.join(", ")})`);
   return new Set(names as ArmName[]);
-}
-
-/** A whole number ≥ 1 from the environment variable `name`, or `fallback` when it is unset. */
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: a whole number ≥ 1, not "${raw}"`);
-  return n;
 }
 
 /** The SHA-256 of a checkpoint's weights file. */

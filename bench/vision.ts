@@ -46,6 +46,7 @@ import {
   benchLine,
   gainOverBest,
   heldOutExamples,
+  countFromEnv,
   seedsFromEnv,
   splitFromEnv,
   summarize,
@@ -82,8 +83,8 @@ if (!(FEWSHOT_RL_LR > 0 && FEWSHOT_RL_LR < 1))
  * arm trains on as many sequences (steps × prompts × group / 16).
  */
 const FEWSHOT_RL = {
-  steps: envInt("BENCH_VISION_RL_STEPS", SMOKE ? 1 : 60),
-  prompts: envInt("BENCH_VISION_RL_PROMPTS", SMOKE ? 2 : 8),
+  steps: countFromEnv("BENCH_VISION_RL_STEPS", SMOKE ? 1 : 60),
+  prompts: countFromEnv("BENCH_VISION_RL_PROMPTS", SMOKE ? 2 : 8),
 };
 /**
  * The few-shot RL arms' KL weight to their start (BENCH_VISION_RL_BETA, default 0; Visual-RFT keeps a KL term,
@@ -96,15 +97,6 @@ if (!(FEWSHOT_RL_BETA >= 0))
 const PRETRAIN_VARY = (process.env.BENCH_VISION_PRETRAIN_VARY ?? "colour,shape").split(",").map((v) => v.trim());
 /** SFT steps of the coarse pretraining (fresh questions, batch 16). */
 const PRETRAIN_STEPS = SMOKE ? 2 : 400;
-
-/** A whole number ≥ 1 from the environment variable `name`, or `fallback` when it is unset. */
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: a whole number ≥ 1, not "${raw}"`);
-  return n;
-}
 
 function shotsFromEnv(v: string | undefined): number[] {
   if (v === undefined) return [1, 2, 4, 8];

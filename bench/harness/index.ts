@@ -11,5 +11,5 @@ export {
 export { benchLine, comparativeGate, summarize, type GateVerdict, type SeedGains } from "./gates.js";
 export { heldOutExamples, heldOutHalf, splitFromEnv } from "./splits.js";
 export { SFT_START_SOURCES, sourceHash } from "./source-hash.js";
-export { seedsFromEnv } from "./seeds.js";
+export { countFromEnv, seedsFromEnv } from "./seeds.js";
 export { seedResult, sourcesDiffer, storedResult, type SeedCacheOptions, type SeedRecord } from "./seed-cache.js";

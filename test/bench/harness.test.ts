@@ -15,6 +15,7 @@ import {
   gainOverBest,
   heldOutExamples,
   heldOutHalf,
+  countFromEnv,
   seedsFromEnv,
   shuffleWithinGroups,
   sourceHash,
@@ -181,6 +182,23 @@ describe("splits and seeds", () => {
     for (const bad of ["", "a", "1,1", "-1", "1.5"]) {
       if (bad === "") expect(seedsFromEnv(bad, [9])).toEqual([9]);
       else expect(() => seedsFromEnv(bad, [0]), bad).toThrow(/BENCH_SEED_LIST/);
+    }
+  });
+  it("reads a whole-number count from the environment, naming the variable when it is not one", () => {
+    const name = "RLVR_TEST_COUNT_FROM_ENV";
+    try {
+      delete process.env[name];
+      expect(countFromEnv(name, 60)).toBe(60);
+      process.env[name] = " ";
+      expect(countFromEnv(name, 60)).toBe(60);
+      process.env[name] = "200";
+      expect(countFromEnv(name, 60)).toBe(200);
+      for (const bad of ["0", "-3", "1.5", "ten", "1e400"]) {
+        process.env[name] = bad;
+        expect(() => countFromEnv(name, 60), bad).toThrow(new RegExp(`${name}: a whole number`));
+      }
+    } finally {
+      delete process.env[name];
     }
   });
   it("the source hash changes with a file's content and name", () => {
