@@ -89,7 +89,8 @@ if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learnin
 const RL_STEPS = countFromEnv("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 60);
 const GROUP = countFromEnv("BENCH_CONDUCTOR_GROUP", 8);
 /** The RL settings that differ from the defaults, in run and record names (so tuning runs can share a work folder). */
-const RL_TAG = (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
+const RL_TAG =
+  (RL_LR === 1e-4 ? "" : `-lr${RL_LR}`) + (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
 if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
@@ -176,13 +177,7 @@ async function atDecodings(dir: string, task: Task, examples: Example[], seed: n
 }
 
 async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
-  const config = recipe(
-    `${name}-${seed}-lr${RL_LR}${RL_TAG}`,
-    seed,
-    options,
-    { type: "checkpoint", path: start },
-    false,
-  );
+  const config = recipe(`${name}-${seed}${RL_TAG}`, seed, options, { type: "checkpoint", path: start }, false);
   const res = await train(config, {
     resume: false,
     overwrite: true,
@@ -247,8 +242,7 @@ async function seedArms(
   source: string,
 ) {
   const base = { seed, sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
-  const lrTag = RL_LR === 1e-4 ? "" : `-lr${RL_LR}`;
-  const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}${arm === "start" ? "" : lrTag + RL_TAG}.json`;
+  const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}${arm === "start" ? "" : RL_TAG}.json`;
   let startDir: string | null = null;
   let recordedHash: string | null = null; // the weights' hash in a reused start record
   const start = async (): Promise<string> => {

@@ -127,7 +127,10 @@ const MODEL = {
   vision: { imageSize: 40, patchSize: 4, mergeSize: 2, dModel: SMOKE ? 16 : 64, nLayers: SMOKE ? 1 : 2, nHeads: 4 },
 };
 
-/** A run of a task from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none). */
+/**
+ * A run of a task from `model` (new, or a checkpoint), with `sftSteps` of SFT first (0 = none); `rl` overrides the
+ * RL arm's steps and prompts (default S's), lr (the recipe's 2e-4) and KL weight (0).
+ */
 function taskRecipe(
   name: string,
   task: object,
@@ -135,8 +138,7 @@ function taskRecipe(
   model: object,
   sftSteps: number,
   maxTokens: number,
-  lr?: number,
-  sizes: { steps: number; prompts: number; beta?: number } = { steps: S.rlSteps, prompts: S.prompts },
+  rl: { steps?: number; prompts?: number; lr?: number; beta?: number } = {},
 ) {
   return visionRecipe({
     name,
@@ -146,12 +148,12 @@ function taskRecipe(
     task,
     sft: { enabled: sftSteps > 0, steps: Math.max(1, sftSteps), batchSize: SFT_BATCH },
     rl: {
-      steps: Math.max(1, sizes.steps),
-      prompts: sizes.prompts,
+      steps: Math.max(1, rl.steps ?? S.rlSteps),
+      prompts: rl.prompts ?? S.prompts,
       group: S.group,
       maxTokens,
-      beta: sizes.beta ?? 0,
-      ...(lr ? { lr } : {}),
+      ...(rl.lr !== undefined ? { lr: rl.lr } : {}),
+      ...(rl.beta !== undefined ? { beta: rl.beta } : {}),
     },
   });
 }
@@ -165,8 +167,9 @@ function recipe(name: string, k: number, seed: number, model: object, sftSteps: 
     testExamples: 50,
     seed: 0,
   };
-  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, FEWSHOT_RL_LR, {
+  return taskRecipe(name, task, seed, model, sftSteps, S.maxTokens, {
     ...FEWSHOT_RL,
+    lr: FEWSHOT_RL_LR,
     beta: FEWSHOT_RL_BETA,
   });
 }
