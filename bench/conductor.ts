@@ -25,8 +25,10 @@
  *
  * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), the RL arms'
  * BENCH_CONDUCTOR_RL_LR (default 1e-4), BENCH_CONDUCTOR_RL_STEPS (60) and BENCH_CONDUCTOR_GROUP (8),
- * BENCH_CONDUCTOR_OUT (work folder, default runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one seed with tiny models: the figures mean
- * nothing).
+ * BENCH_CONDUCTOR_OUT (work folder, default runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one
+ * seed with tiny models: the figures mean nothing), BENCH_CONDUCTOR_EVAL=<checkpoint dir> (score that planner alone at
+ * every decoding on the split's held-out questions, seeded by the first of BENCH_SEED_LIST; RL runs keep a checkpoint
+ * every 50 steps under `<work folder>/<run>/checkpoints/step-N`, so a long run can be scored mid-way).
  *
  * Records (bench/harness/seed-cache.ts): the best single worker and every arm of every seed (start, rl, control,
  * self) are written to `<work folder>/rec-<split>-...json` as they finish. BENCH_CONDUCTOR_REUSE=1 reports a record
@@ -95,6 +97,8 @@ const RL_TAG =
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
 if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
 const TARGET = 0.1;
+/** A checkpoint to score alone (BENCH_CONDUCTOR_EVAL), e.g. an RL run's `checkpoints/step-250` while it goes on. */
+const EVAL_DIR = process.env.BENCH_CONDUCTOR_EVAL;
 /** The gold plans' accuracy below which the pool cannot carry the claim, and the run stops (BENCH_CONDUCTOR_FORCE=1 goes on). */
 const POOL_MIN = 0.5;
 
@@ -136,7 +140,8 @@ function recipe(name: string, seed: number, options: ConductorInput, model: obje
     algorithm: { kl: { beta: 0 } },
     train: { steps: RL_STEPS, promptsPerStep: S.prompts, groupSize: GROUP, maxCompletionTokens: 200, lr: RL_LR },
     eval: { every: 0, atStart: false, examples: 1 },
-    checkpoint: { every: 0, keepLast: 1 },
+    // RL runs keep a checkpoint every 50 steps, so a long tuning run can be scored mid-way (BENCH_CONDUCTOR_EVAL)
+    checkpoint: sft ? { every: 0, keepLast: 1 } : { every: 50, keepLast: 20 },
     log: { progress: false },
   } as Recipe);
 }
@@ -291,10 +296,22 @@ async function seedArms(
   return { seed, start: s.result, arms };
 }
 
+/** BENCH_CONDUCTOR_EVAL=<checkpoint dir>: that planner's held-out pass@1 at every decoding (no record, no gate). */
+async function evalOnly(dir: string, task: Task, examples: Example[], seed: number): Promise<void> {
+  if (!existsSync(join(dir, "model.safetensors"))) throw new Error(`BENCH_CONDUCTOR_EVAL: no checkpoint at ${dir}`);
+  const r = await atDecodings(dir, task, examples, seed);
+  console.error(
+    `${dir}: pass@1 ${JSON.stringify(r.pass)}; greedy chains: ${r.greedy.steps.toFixed(2)} steps, ` +
+      `${r.greedy.tokens.toFixed(1)} worker tokens`,
+  );
+  for (const [label, acc] of Object.entries(r.pass)) line(`conductor.eval.${label}`, 100 * acc, "percent");
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.error(
-    `bench:conductor seeds ${SEEDS.join(",")} split ${SPLIT}, measuring ${[...ARMS].join(",") || "nothing"}` +
+    `bench:conductor seeds ${SEEDS.join(",")} split ${SPLIT}, ` +
+      (EVAL_DIR ? `scoring ${EVAL_DIR} alone` : `measuring ${[...ARMS].join(",") || "nothing"}`) +
       `${REUSE ? " (BENCH_CONDUCTOR_REUSE=1: records with the same settings are reported, not rerun)" : ""}` +
       `${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
   );
@@ -311,6 +328,7 @@ async function main(): Promise<void> {
   const examples = heldOutExamples(task, SPLIT, S.evalExamples);
   // the same questions with their gold plans (warmStart only changes the SFT target), for the pool check
   const goldExamples = heldOutExamples(createConductor({ ...options, warmStart: "gold" }), SPLIT, S.evalExamples);
+  if (EVAL_DIR) return evalOnly(resolve(EVAL_DIR), task, examples, SEEDS[0]!);
   const poolSettings = { sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 2 };
   const poolRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, async () => ({
     ...(await bestSingleWorker(task, examples, workers.length)),
