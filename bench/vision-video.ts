@@ -24,13 +24,26 @@ import type { VideoGold } from "../src/tasks/vision/video-tasks.js";
 import { evaluate } from "../src/trainer/evaluate.js";
 import { train } from "../src/trainer/train.js";
 import { visionRecipe } from "./vision-recipe.js";
-import { benchLine, heldOutExamples, summarize, withinGroupControl } from "./harness/index.js";
+import { benchLine, countFromEnv, heldOutExamples, summarize, withinGroupControl } from "./harness/index.js";
 
-/** Sizes of the video part: recipes/videochat-r1.yaml's, or a plumbing size. */
+/**
+ * Sizes of the video part: recipes/videochat-r1.yaml's, or a plumbing size. Tuning knobs (BENCH_SPLIT=tune):
+ * BENCH_VISION_VIDEO_SFT_STEPS (the start's SFT steps, 200), BENCH_VISION_VIDEO_TRAIN (distinct training videos, 600),
+ * BENCH_VISION_VIDEO_RL_STEPS (60) and BENCH_VISION_VIDEO_RL_LR (2e-4).
+ */
 export function videoSizes(smoke: boolean) {
-  return smoke
+  const base = smoke
     ? { sftSteps: 2, rlSteps: 1, prompts: 2, group: 2, evalExamples: 3, maxTokens: 140, dModel: 32, layers: 1 }
     : { sftSteps: 200, rlSteps: 60, prompts: 6, group: 6, evalExamples: 100, maxTokens: 140, dModel: 96, layers: 3 };
+  const lr = Number(process.env.BENCH_VISION_VIDEO_RL_LR ?? 2e-4);
+  if (!(lr > 0 && lr < 1)) throw new Error(`BENCH_VISION_VIDEO_RL_LR: a learning rate in (0, 1), not ${lr}`);
+  return {
+    ...base,
+    sftSteps: countFromEnv("BENCH_VISION_VIDEO_SFT_STEPS", base.sftSteps),
+    rlSteps: countFromEnv("BENCH_VISION_VIDEO_RL_STEPS", base.rlSteps),
+    trainExamples: countFromEnv("BENCH_VISION_VIDEO_TRAIN", 600),
+    lr,
+  };
 }
 
 /** The videos of every task here: 8 frames of 24 px, as in recipes/videochat-r1.yaml. */
@@ -67,9 +80,9 @@ export async function videoEffect(opts: {
       seed,
       outDir: opts.outDir,
       model: from,
-      task: { name: task, options: VIDEO, trainExamples: 600, testExamples: 8, seed: 0 },
+      task: { name: task, options: VIDEO, trainExamples: V.trainExamples, testExamples: 8, seed: 0 },
       sft: { enabled: sft, steps: V.sftSteps, batchSize: 8 },
-      rl: { steps: V.rlSteps, prompts: V.prompts, group: V.group, maxTokens: V.maxTokens },
+      rl: { steps: V.rlSteps, prompts: V.prompts, group: V.group, maxTokens: V.maxTokens, lr: V.lr },
     });
   const rows: {
     seed: number;
