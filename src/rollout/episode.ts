@@ -32,6 +32,8 @@ export interface EpisodeOptions {
   topP?: number;
   /** Stop strings of a single-turn task (an environment brings its own). */
   stop?: string[];
+  /** Per prompt, stop strings in place of `stop` (an example's own, `Example.stop`); undefined = `stop`. */
+  rowStop?: readonly (readonly string[] | undefined)[];
   rng: Rng;
   /** Per prompt, the images of its `<image>` placeholders (a vision-language policy). */
   images?: readonly (readonly RgbImage[] | null | undefined)[];
@@ -79,7 +81,7 @@ export async function runEpisodes(
 ): Promise<EpisodeResult[]> {
   if (prompts.length === 0) return [];
   const budgets = resolveBudgets(env, opts.maxNewTokens);
-  const stop = env ? env.stop : (opts.stop ?? []);
+  const stopOf = (b: number) => (env ? env.stop : (opts.rowStop?.[b] ?? opts.stop ?? []));
   const session = new DecodeSession(model, tokenizer, prompts, {
     maxSlots: budgets.maxTotalTokens,
     temperature: opts.temperature,
@@ -100,7 +102,7 @@ export async function runEpisodes(
     info: { ...(env ? { env: env.name } : {}), turns: 0, errors: [] },
     episode: episodes[b] ?? null,
   }));
-  const watchers = rows.map(() => new StopWatcher(tokenizer, stop));
+  const watchers = rows.map((_, b) => new StopWatcher(tokenizer, stopOf(b)));
   if (budgets.maxTotalTokens === 0) rows.forEach((r) => (r.state = "done"));
 
   try {

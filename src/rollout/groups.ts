@@ -23,7 +23,7 @@ export interface GroupSamplingOptions {
   temperature: number;
   topK?: number;
   topP?: number;
-  /** Stop strings (the task's). */
+  /** Stop strings (the task's); an example's own `stop` replaces them for its rows. */
   stop?: string[];
   /** Seeded stream for this batch. */
   rng: Rng;
@@ -78,6 +78,7 @@ export async function sampleGroups(
           ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
           ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
           ...(opts.stop ? { stop: opts.stop } : {}),
+          ...(chunk.some((r) => r.example.stop) ? { rowStop: chunk.map((r) => r.example.stop) } : {}),
           ...(chunk.some((r) => r.example.images) ? { images: chunk.map((r) => r.example.images) } : {}),
           rng: opts.rng,
         },

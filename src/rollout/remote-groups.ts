@@ -46,15 +46,34 @@ export async function sampleGroupsRemote(
   }
   const G = opts.groupSize;
   const prompts = examples.map((e) => ({ ids: promptIds(tokenizer, e.prompt), text: e.prompt }));
-  const rows = await sampler.sample(prompts, {
-    n: G,
-    maxNewTokens: opts.maxNewTokens,
-    temperature: opts.temperature,
-    ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
-    ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
-    ...(opts.stop ? { stop: opts.stop } : {}),
-    seed: requestSeed(opts.rng),
+  // one request per distinct stop list (an example's own `stop` replaces the task's), rows put back in example order
+  const stopOf = (e: Example) => e.stop ?? opts.stop;
+  const parts = new Map<string, number[]>();
+  examples.forEach((e, q) => {
+    const key = JSON.stringify(stopOf(e) ?? null);
+    parts.set(key, [...(parts.get(key) ?? []), q]);
   });
+  const rows: Awaited<ReturnType<RemoteSampler["sample"]>> = new Array(examples.length * G);
+  let part = 0;
+  for (const qs of parts.values()) {
+    const stop = stopOf(examples[qs[0]!]!);
+    const got = await sampler.sample(
+      qs.map((q) => prompts[q]!),
+      {
+        n: G,
+        maxNewTokens: opts.maxNewTokens,
+        temperature: opts.temperature,
+        ...(opts.topK !== undefined ? { topK: opts.topK } : {}),
+        ...(opts.topP !== undefined ? { topP: opts.topP } : {}),
+        ...(stop ? { stop } : {}),
+        // a single request keeps the batch's seed (what the built-in sampler draws); more get split streams
+        seed: requestSeed(parts.size === 1 ? opts.rng : opts.rng.split(`stop-${part++}`)),
+      },
+    );
+    qs.forEach((q, k) => {
+      for (let i = 0; i < G; i++) rows[q * G + i] = got[k * G + i]!;
+    });
+  }
   const noLogprobs = new Set<Rollout>();
   const groups = examples.map((ex, q) => {
     const groupId = `${opts.idPrefix}/${q}`;

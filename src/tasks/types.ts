@@ -20,6 +20,11 @@ export interface Example<Gold = unknown> {
   goldSegments?: GoldSegment[];
   /** Images of the prompt's `<image>` placeholders, in order (vision tasks: docs/vision.md). */
   images?: RgbImage[];
+  /**
+   * Stop strings of this example in place of the task's: a mix of tasks whose answers end differently (video-mix:
+   * `</answer>` for a time span, `</glue>` for grounded QA, which writes `</answer>` first).
+   */
+  stop?: string[];
 }
 
 /** One span of a multi-turn gold completion: a model turn (SFT trains it) or inserted text (SFT masks it). */

@@ -110,6 +110,28 @@ describe.each([
   });
 });
 
+describe("episode loop: per-row stop strings (an example's own, Example.stop)", () => {
+  it("a row stops at its own stop strings, the others at the batch's; per-row streams keep every other token", async () => {
+    const free = await run(null); // no stop strings: each row runs to eos or the budget
+    const cut = (text: string, s: string) => text.slice(0, text.indexOf(s) + s.length);
+    const own = free[0]!.text[2]!; // row 0's third character: its own stop string
+    const shared = free[2]!.text[1]!; // row 2's second: the batch's, which row 2's own empty list must override
+    const got = await runEpisodes(llama, tok, prompts, null, [null, null, null], {
+      maxNewTokens: 40,
+      temperature: 1,
+      stop: [shared],
+      rowStop: [[own], undefined, []],
+      rng: new Rng(3),
+    });
+    expect(got[0]!.text).toBe(cut(free[0]!.text, own));
+    expect(got[0]!.finishReason).toBe("stop");
+    expect(got[1]!.text).toBe(free[1]!.text.includes(shared) ? cut(free[1]!.text, shared) : free[1]!.text);
+    expect(got[2]!.text).toBe(free[2]!.text);
+    expect(free[2]!.text.length).toBeGreaterThan(2); // the batch's list would have cut it after two characters
+    expect(got[2]!.completionIds).toEqual(free[2]!.completionIds);
+  });
+});
+
 describe("episode loop: inserted text and budgets", () => {
   it("inserts the environment's text as its exact token ids; a one-row batch inserts them in one multi-token step", async () => {
     const [r] = await run(scripted(), { rows: [prompts[0]!] });

@@ -15,6 +15,7 @@ import { resolveConfig } from "../../src/trainer/recipe.js";
 import type { RunningModelServer } from "../../src/serve/model-server/index.js";
 import { ConfigError, Rng } from "../../src/util/index.js";
 import { serve, tinyPolicy } from "./remote-helpers.js";
+import type { Example } from "../../src/tasks/types.js";
 
 let server: RunningModelServer;
 const cfg = (extra: Partial<OpenAiSamplerConfig> = {}): OpenAiSamplerConfig => ({
@@ -175,6 +176,44 @@ describe("RemoteSampler", () => {
     });
     await expect(run).rejects.toThrow(ConfigError);
     await expect(run).rejects.toThrow(/sampler\.type: task kg is multi-turn/);
+  });
+});
+
+describe("sampleGroupsRemote: examples with their own stop strings", () => {
+  it("one request per distinct stop list, seeded by split streams, rows back in example order", async () => {
+    const tok = server.host.current.tokenizer;
+    const { model } = server.host.current;
+    const s = await RemoteSampler.connect(cfg({ pushWeights: false }), tok, () => {});
+    const ex = (id: string, prompt: string, stop?: string[]) =>
+      ({ id, prompt, gold: null, goldCompletion: "", ...(stop ? { stop } : {}) }) as Example;
+    const examples = [ex("a", "12+3=", ["1"]), ex("b", "7+8="), ex("c", "4+4=", ["1"])];
+    const rng = new Rng(5);
+    const { groups } = await sampleGroupsRemote(s, tok, { name: "t" }, examples, {
+      groupSize: 2,
+      maxNewTokens: 8,
+      temperature: 1,
+      stop: ["}"],
+      rng,
+      policyVersion: 0,
+      idPrefix: "1",
+    });
+    // what rlvr's own sampler gives each request: {a, c} with stop "1", then {b} with the task's "}"
+    const local = (ps: string[], stop: string[], part: number) =>
+      noGrad(() =>
+        sample(
+          model,
+          tok,
+          ps.flatMap((p) => [promptIds(tok, p), promptIds(tok, p)]),
+          { maxNewTokens: 8, temperature: 1, stop, rng: new Rng(new Rng(5).split(`stop-${part}`).seed) },
+        ),
+      );
+    const ac = local(["12+3=", "4+4="], ["1"], 0);
+    const b = local(["7+8="], ["}"], 1);
+    const want = [ac.slice(0, 2), b, ac.slice(2, 4)];
+    groups.forEach((g, q) => {
+      expect(g.exampleId).toBe(examples[q]!.id);
+      expect(g.rollouts.map((r) => r.completionIds)).toEqual(want[q]!.map((w) => w.tokens));
+    });
   });
 });
 

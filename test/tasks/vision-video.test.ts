@@ -112,6 +112,15 @@ describe("video-mix (VideoChat-R1's joint mix)", () => {
     expect(wrong.terms.correct).toBe(0);
   });
 
+  it("each example stops where its own task's answers end: grounded QA after its <glue>, not at </answer>", () => {
+    expect(train.map((e) => e.stop)).toEqual(train.map((e) => getTask((e.gold as { task: string }).task, {}).stop));
+    const qa = train[2]!;
+    expect(qa.stop).toEqual(["</glue>"]);
+    // the gold answer writes </answer> first: a watcher with the mix's union would have ended it there
+    expect(qa.goldCompletion.indexOf("</answer>")).toBeLessThan(qa.goldCompletion.indexOf("<glue>"));
+    expect(train[0]!.stop).toEqual(["</answer>"]);
+  });
+
   it("rejects an unknown mixed task by name", () => {
     expect(() => getTask("video-mix", { tasks: ["video-dance"] })).toThrow(/tasks/);
   });

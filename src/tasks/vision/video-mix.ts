@@ -2,7 +2,9 @@
  * "video-mix": VideoChat-R1's joint training mix (arXiv 2504.06958 §3.3) as one task. Examples come from the named
  * video tasks in turn (temporal grounding, tracking and grounded QA by default), each scored by its own task's terms:
  * the mix reports one term per sub-task (its weighted reward, 0 on the other tasks' examples) and their shared
- * "correct" term, which decides pass@k. Departures: the mix is round-robin, not the paper's data proportions; each
+ * "correct" term, which decides pass@k. Each example carries its own task's stop strings (`Example.stop`): the task's
+ * `stop`, the union, would end a grounded-QA answer at its `</answer>`, before the `<glue>` spans it is scored on
+ * (the joint arm of bench:vision trained that way until 2026-12-07). Departures: the mix is round-robin, not the paper's data proportions; each
  * sub-task keeps its own split rule, so the mix's train and test splits are disjoint as theirs are.
  */
 import { z } from "zod";
@@ -47,7 +49,9 @@ function createMix(input: Partial<MixOptions> = {}): Task<VideoGold> {
       return Array.from({ length: count }, (_, i) => {
         const k = i % names.length;
         const e = per[k]![Math.floor(i / names.length)]!;
-        return { ...e, id: `video-mix/${split}/${i}`, gold: { ...e.gold, task: names[k]! } };
+        // each example stops where its own task's answers end (grounded QA writes </answer> before its <glue>)
+        const stop = subs.get(names[k]!)!.stop;
+        return { ...e, id: `video-mix/${split}/${i}`, gold: { ...e.gold, task: names[k]! }, ...(stop ? { stop } : {}) };
       });
     },
     async score(example: Example<VideoGold>, completion, tokens, turns) {
