@@ -9,7 +9,9 @@
  * temporal IoU of the answer's span with the gold segment, 0 when it does not parse), tracking overlap (the mean box
  * IoU over frames 1..N-1, the tracking-iou reward's term) and grounded-QA accuracy (the `correct` verdict).
  *
- * Metrics (points, mean over seeds): vision.grounding_miou_gain (joint − start; target ≥ 10),
+ * Metrics: vision.grounding_constant_miou (percent: the best single span given as every answer, the blind baseline a
+ * policy that stops looking converges to; RL arms of 2026-12-07 did), then, in points, mean over seeds:
+ * vision.grounding_miou_gain (joint − start; target ≥ 10),
  * vision.joint_minus_single_miou, vision.video_control_miou_gain (control − start), vision.tracking_overlap_gain and
  * vision.grounded_qa_gain (joint − start). Greedy only: the mIoU is a mean over answers, not a pass rate, so the
  * harness's best-decoding baseline does not apply; the control shows whether the reward, not extra decoding
@@ -91,6 +93,13 @@ export async function videoEffect(opts: {
     single: VideoFigures;
     control: VideoFigures;
   }[] = [];
+  const temporal = getTask("video-temporal", VIDEO);
+  const blind = await bestConstantSpan(heldOutExamples(temporal, opts.split, V.evalExamples) as Example<VideoGold>[]);
+  console.error(
+    `video: the best constant answer, "${blind.span[0]} to ${blind.span[1]}" for every question, scores grounding ` +
+      `mIoU ${pts(blind.miou)} on these held-out videos (the blind baseline)`,
+  );
+  console.log(benchLine("vision", "vision.grounding_constant_miou", 100 * blind.miou, "percent"));
   for (const seed of opts.seeds) {
     const startRun = await train(recipe(`video-start-${seed}`, "video-mix", seed, model, true), {
       resume: false,
@@ -156,6 +165,24 @@ export async function videoFigures(
     tracking: await trackingOverlap(tracking.examples, tracking.text),
     qa: qa.pass,
   };
+}
+
+/**
+ * The blind baseline of temporal grounding: the one span, on the frames' 0.5 s grid, that scores the best mIoU when
+ * given as the answer to every question, with that mIoU. A policy that stops looking at the video converges to it,
+ * so a grounding gain means something only above it.
+ */
+export async function bestConstantSpan(
+  examples: Example<VideoGold>[],
+): Promise<{ span: [number, number]; miou: number }> {
+  const end = Math.max(...examples.map((e) => e.gold.duration ?? 0));
+  let best = { span: [0, end] as [number, number], miou: -1 };
+  for (let a = 0; a < end; a += 0.5)
+    for (let b = a + 0.5; b <= end; b += 0.5) {
+      const miou = await groundingMiou(examples, new Map(examples.map((e) => [e.id, `<answer>${a} to ${b}</answer>`])));
+      if (miou > best.miou) best = { span: [a, b], miou };
+    }
+  return best;
 }
 
 /** Mean temporal IoU of each answer's span with its gold segment (0 when the answer does not parse). */

@@ -3,7 +3,7 @@
  * and a tracking overlap of 1, unparsable ones 0, and a span that covers half of its gold segment by hand.
  */
 import { describe, expect, it } from "vitest";
-import { VIDEO, groundingMiou, trackingOverlap } from "../../bench/vision-video.js";
+import { VIDEO, bestConstantSpan, groundingMiou, trackingOverlap } from "../../bench/vision-video.js";
 import { getTask } from "../../src/tasks/index.js";
 import type { Example } from "../../src/tasks/types.js";
 import type { VideoGold } from "../../src/tasks/vision/video-tasks.js";
@@ -33,6 +33,20 @@ describe("bench:vision video figures", () => {
       return `<answer>${a} to ${(a + b) / 2}</answer>`;
     });
     expect(await groundingMiou(es, half)).toBeCloseTo(0.5, 12);
+  });
+
+  it("the blind baseline: the one span that scores best as every answer, by hand on three segments", async () => {
+    const es = held("video-temporal").slice(0, 3);
+    const segs: [number, number][] = [
+      [1, 3],
+      [1, 3],
+      [2, 4],
+    ];
+    es.forEach((e, i) => (e.gold = { ...e.gold, segment: segs[i]!, duration: 4 }));
+    // "1 to 3": IoU 1, 1, 1/3 (mean 7/9); "1 to 4": 2/3, 2/3, 2/3; "1.5 to 3": 0.75, 0.75, 1/5; none beats 7/9
+    const best = await bestConstantSpan(es);
+    expect(best.span).toEqual([1, 3]);
+    expect(best.miou).toBeCloseTo(7 / 9, 12);
   });
 
   it("tracking overlap: 1 for gold answers, 0 for unparsable ones", async () => {
