@@ -24,7 +24,8 @@
  * cap (arXiv 2512.04388 tab. 7, §4.3); we state what we see.
  *
  * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), the RL arms'
- * BENCH_CONDUCTOR_RL_LR (default 1e-4), BENCH_CONDUCTOR_RL_STEPS (60) and BENCH_CONDUCTOR_GROUP (8),
+ * BENCH_CONDUCTOR_RL_LR (default 2e-4), BENCH_CONDUCTOR_RL_STEPS (200) and BENCH_CONDUCTOR_GROUP (16; the defaults
+ * tuned on `tune`, seed 0, 2026-12-07),
  * BENCH_CONDUCTOR_OUT (work folder, default runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one
  * seed with tiny models: the figures mean nothing), BENCH_CONDUCTOR_EVAL=<checkpoint dir> (score that planner alone at
  * every decoding on the split's held-out questions, seeded by the first of BENCH_SEED_LIST; RL runs keep a checkpoint
@@ -40,7 +41,7 @@
  * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports. An RL arm beside a reused start record trains from the
  * work folder's `start-<seed>/checkpoints/start` when its weights hash is the recorded one, so tuning runs skip the
  * planner's SFT. An RL arm with other than the default lr, steps or group has them in its run and record names
- * (`rec-tune-0-rl-lr0.0003-s200-g16.json`), so tuning runs can share the work folder and run side by side.
+ * (`rec-tune-0-rl-lr0.0003-s100.json`), so tuning runs can share the work folder and run side by side.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { nativeInfo } from "../src/engine/backends/native.js";
@@ -85,14 +86,16 @@ const ARM_NAMES = ["start", "rl", "control", "self"] as const;
 type ArmName = (typeof ARM_NAMES)[number];
 const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
 /** The RL arms' learning rate (BENCH_CONDUCTOR_RL_LR; tune it on BENCH_SPLIT=tune); part of each RL record's settings. */
-const RL_LR = Number(process.env.BENCH_CONDUCTOR_RL_LR ?? 1e-4);
+const RL_LR = Number(process.env.BENCH_CONDUCTOR_RL_LR ?? 2e-4);
 if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learning rate in (0, 1), not ${RL_LR}`);
 /** The RL arms' steps and group size (BENCH_CONDUCTOR_RL_STEPS, BENCH_CONDUCTOR_GROUP); part of each RL record's settings. */
-const RL_STEPS = countFromEnv("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 60);
-const GROUP = countFromEnv("BENCH_CONDUCTOR_GROUP", 8);
+const RL_STEPS = countFromEnv("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 200);
+const GROUP = countFromEnv("BENCH_CONDUCTOR_GROUP", SMOKE ? 8 : 16);
 /** The RL settings that differ from the defaults, in run and record names (so tuning runs can share a work folder). */
 const RL_TAG =
-  (RL_LR === 1e-4 ? "" : `-lr${RL_LR}`) + (RL_STEPS === 60 ? "" : `-s${RL_STEPS}`) + (GROUP === 8 ? "" : `-g${GROUP}`);
+  (RL_LR === 2e-4 ? "" : `-lr${RL_LR}`) +
+  (RL_STEPS === (SMOKE ? 2 : 200) ? "" : `-s${RL_STEPS}`) +
+  (GROUP === (SMOKE ? 8 : 16) ? "" : `-g${GROUP}`);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
 if (WARM !== "format" && WARM !== "gold") throw new Error(`BENCH_CONDUCTOR_WARM: "format" or "gold", not "${WARM}"`);
