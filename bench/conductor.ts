@@ -38,14 +38,14 @@
  * start,rl,control,self) says which arms this run may measure; the others are reported from records, or reported
  * missing. So a seed's arms can run in separate processes or sessions, e.g. `BENCH_CONDUCTOR_REUSE=1
  * BENCH_SEED_LIST=0 BENCH_CONDUCTOR_ARMS=rl` beside `... BENCH_CONDUCTOR_ARMS=control`, and a run with
- * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports. An RL arm beside a reused start record trains from the
- * work folder's `start-<seed>/checkpoints/start` when its weights hash is the recorded one, so tuning runs skip the
- * planner's SFT. An RL arm with other than the default lr, steps or group has them in its run and record names
+ * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports. Records name the workers by their weights' hash, not
+ * their folder, and the checkpoints a run trains (the start, each RL arm's last step) are recorded too
+ * (`made-<run>.json`, bench/conductor/records.ts): under REUSE, one trained with the same settings is used as it is,
+ * so the other split, or a new arm beside an old start, costs an evaluation, not the training. An RL arm with other than the default lr, steps or group has them in its run and record names
  * (`rec-tune-0-rl-lr0.0003-s100.json`), so tuning runs can share the work folder and run side by side.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { nativeInfo } from "../src/engine/backends/native.js";
-import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Rng } from "../src/util/index.js";
 import { loadModel } from "../src/models/index.js";
@@ -54,6 +54,7 @@ import { train } from "../src/trainer/train.js";
 import { sampleGroups, scoreGroups } from "../src/rollout/groups.js";
 import { createConductor } from "../src/rollout/conductor/index.js";
 import { CAP, bestSingleWorker, buildSkillPool, checkPool } from "./conductor/pool.js";
+import { madeCheckpoint, recordedOptions, weightsHash } from "./conductor/records.js";
 import type { ConductorInput, WorkerOptions } from "../src/tasks/conductor.js";
 import type { Example, Task } from "../src/tasks/types.js";
 import {
@@ -184,15 +185,37 @@ async function atDecodings(dir: string, task: Task, examples: Example[], seed: n
   return { pass, greedy };
 }
 
-async function rlArm(name: string, seed: number, options: ConductorInput, start: string, control = false) {
-  const config = recipe(`${name}-${seed}${RL_TAG}`, seed, options, { type: "checkpoint", path: start }, false);
-  const res = await train(config, {
-    resume: false,
-    overwrite: true,
-    reporters: [],
-    ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
+/** A made checkpoint's record options (bench/conductor/records.ts): reused under BENCH_CONDUCTOR_REUSE=1. */
+const made = (name: string, settings: unknown, source: string) => ({
+  out: OUT,
+  name,
+  settings,
+  source,
+  reuse: REUSE,
+  machine: nativeInfo(),
+});
+
+/** An RL arm's last checkpoint from `start`: trained, or reused when made with the same `settings`. */
+async function rlArm(
+  name: string,
+  seed: number,
+  options: ConductorInput,
+  start: string,
+  settings: unknown,
+  source: string,
+) {
+  const run = `${name}-${seed}${RL_TAG}`;
+  const ckpt = await madeCheckpoint(made(run, settings, source), async () => {
+    const config = recipe(run, seed, options, { type: "checkpoint", path: start }, false);
+    const res = await train(config, {
+      resume: false,
+      overwrite: true,
+      reporters: [],
+      ...(name === "control" ? { transformGroups: withinGroupControl(seed) } : {}),
+    });
+    return join(res.runDir, "checkpoints", `step-${res.step}`);
   });
-  return join(res.runDir, "checkpoints", `step-${res.step}`);
+  return ckpt.dir;
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -210,13 +233,6 @@ function armsFromEnv(value: string | undefined): Set<ArmName> {
     if (!(ARM_NAMES as readonly string[]).includes(n))
       throw new Error(`BENCH_CONDUCTOR_ARMS: unknown arm "${n}" (known: ${ARM_NAMES.join(", ")})`);
   return new Set(names as ArmName[]);
-}
-
-/** The SHA-256 of a checkpoint's weights file. */
-function weightsHash(dir: string): string {
-  return createHash("sha256")
-    .update(readFileSync(join(dir, "model.safetensors")))
-    .digest("hex");
 }
 
 /** One arm's held-out figures: pass@1 at every decoding, and the greedy chains' steps, tokens and capped accuracy. */
@@ -249,23 +265,25 @@ async function seedArms(
   model: object,
   source: string,
 ) {
-  const base = { seed, sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 1 };
+  const recorded = recordedOptions(options);
+  const base = { seed, sizes: S, options: recorded, split: SPLIT, examples: S.evalExamples, v: 1 };
+  // what a made checkpoint was trained with: never the held-out split (training reads only train questions)
+  const trained = { seed, sizes: S, options: recorded, model, warm: WARM, v: 1 };
   const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}${arm === "start" ? "" : RL_TAG}.json`;
   let startDir: string | null = null;
   let recordedHash: string | null = null; // the weights' hash in a reused start record
   const start = async (): Promise<string> => {
     if (startDir) return startDir;
-    // a start this work folder already holds, with the recorded weights, is used as it is (no second SFT run)
-    const kept = join(OUT, `start-${seed}`, "checkpoints", "start");
-    if (recordedHash !== null && existsSync(join(kept, "model.safetensors")) && weightsHash(kept) === recordedHash)
-      return (startDir = kept);
-    const run = await train(recipe(`start-${seed}`, seed, options, model, true), {
-      resume: false,
-      overwrite: true,
-      stopAfter: 0,
-      reporters: [],
+    // a start this work folder already made with these settings is used as it is (no second SFT run)
+    const { dir } = await madeCheckpoint(made(`start-${seed}`, { ...trained, arm: "start" }, source), async () => {
+      const run = await train(recipe(`start-${seed}`, seed, options, model, true), {
+        resume: false,
+        overwrite: true,
+        stopAfter: 0,
+        reporters: [],
+      });
+      return join(run.runDir, "checkpoints", "start");
     });
-    const dir = join(run.runDir, "checkpoints", "start");
     if (recordedHash !== null && weightsHash(dir) !== recordedHash)
       throw new Error(
         `bench:conductor seed ${seed}: the start made now differs from the recorded one (${file("start")}; the code ` +
@@ -284,15 +302,16 @@ async function seedArms(
     const settings = { ...base, arm, start: s.result.pass, rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
     const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
       const dir = await start();
+      const armTrained = { ...trained, arm, start: weightsHash(dir), rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
       if (arm !== "self")
-        return atDecodings(await rlArm(arm, seed, options, dir, arm === "control"), task, examples, seed);
+        return atDecodings(await rlArm(arm, seed, options, dir, armTrained, source), task, examples, seed);
       // self-calls: the planner copy that answers them is the SFT start
       const selfOptions = {
         ...options,
         selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: dir } },
       };
       const selfTask = createConductor(selfOptions);
-      return atDecodings(await rlArm("self", seed, selfOptions, dir), selfTask, examples, seed);
+      return atDecodings(await rlArm("self", seed, selfOptions, dir, armTrained, source), selfTask, examples, seed);
     });
     if (rec) arms[arm] = rec.result;
   }
@@ -332,7 +351,7 @@ async function main(): Promise<void> {
   // the same questions with their gold plans (warmStart only changes the SFT target), for the pool check
   const goldExamples = heldOutExamples(createConductor({ ...options, warmStart: "gold" }), SPLIT, S.evalExamples);
   if (EVAL_DIR) return evalOnly(resolve(EVAL_DIR), task, examples, SEEDS[0]!);
-  const poolSettings = { sizes: S, options, split: SPLIT, examples: S.evalExamples, v: 2 };
+  const poolSettings = { sizes: S, options: recordedOptions(options), split: SPLIT, examples: S.evalExamples, v: 2 };
   const poolRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, async () => ({
     ...(await bestSingleWorker(task, examples, workers.length)),
     check: await checkPool(workers, task, goldExamples, 50),

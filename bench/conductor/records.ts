@@ -1,0 +1,82 @@
+/**
+ * What bench:conductor's records (bench/harness/seed-cache.ts) depend on, and the checkpoints it keeps between runs.
+ *
+ * - The workers enter every record's settings by the SHA-256 of their weights, not by their folder: the pool's
+ *   folder is keyed by the source hash of the engine and models (bench/conductor/pool.ts), so any edit there moves
+ *   it, and records that named the folder stopped matching even when the rebuilt workers were the same bytes.
+ * - A made checkpoint (the planner's SFT start, an RL arm's last step) is itself recorded, as `made-<run>.json` in
+ *   the work folder: the settings it was trained with and its weights' hash. With BENCH_CONDUCTOR_REUSE=1 a
+ *   checkpoint whose record has equal settings and whose weights still hash the same is used as it is, so the
+ *   held-out figures of another split (`tune`, `final`) cost an evaluation, not an hour of training. The held-out
+ *   split never enters a made checkpoint's settings: training reads only the task's train questions.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import type { ConductorInput } from "../../src/tasks/conductor.js";
+import { seedResult, storedResult } from "../harness/index.js";
+
+/** The SHA-256 of a checkpoint's weights file. */
+export function weightsHash(dir: string): string {
+  return createHash("sha256")
+    .update(readFileSync(join(dir, "model.safetensors")))
+    .digest("hex");
+}
+
+/** A worker as records see it: a checkpoint source names its weights' hash instead of its folder. */
+function recordedWorker(w: NonNullable<ConductorInput["workers"]>[number]): unknown {
+  if (w.source.type !== "checkpoint") return w;
+  const { path, ...rest } = w.source;
+  return { ...w, source: { ...rest, weights: weightsHash(path) } };
+}
+
+/** The task options as records hold them (workers by weights, see the file comment). */
+export function recordedOptions(options: ConductorInput): unknown {
+  return options.workers ? { ...options, workers: options.workers.map(recordedWorker) } : options;
+}
+
+/** Where a made checkpoint's record lives, the work folder it is relative to, and whether reuse is allowed. */
+export interface MadeOptions {
+  /** The work folder (records hold checkpoint folders relative to it). */
+  out: string;
+  /** The run's name: the record is `<out>/made-<name>.json`. */
+  name: string;
+  /** What the checkpoint was trained with; reused only when equal (as JSON). */
+  settings: unknown;
+  /** The source hash of the code now (recorded with a new checkpoint). */
+  source: string;
+  reuse: boolean;
+  machine?: unknown;
+}
+
+interface Made {
+  /** The checkpoint folder, relative to the work folder. */
+  dir: string;
+  weights: string;
+}
+
+/**
+ * The checkpoint of a training run: a recorded one with equal settings whose weights still hash as recorded (only
+ * when `reuse` is set), else the folder `make` trains, then recorded. Returns the folder and whether it was reused.
+ */
+export async function madeCheckpoint(
+  opts: MadeOptions,
+  make: () => Promise<string>,
+): Promise<{ dir: string; reused: boolean }> {
+  const file = join(opts.out, `made-${opts.name}.json`);
+  const stored = storedResult<Made>({ file, settings: opts.settings, reuse: opts.reuse });
+  if (stored) {
+    const dir = resolve(opts.out, stored.result.dir);
+    if (existsSync(join(dir, "model.safetensors")) && weightsHash(dir) === stored.result.weights) {
+      console.error(`${opts.name}: reusing the checkpoint ${dir} (made ${stored.madeAt})`);
+      return { dir, reused: true };
+    }
+    console.error(`${opts.name}: the recorded checkpoint ${dir} is gone or changed; training it again`);
+  }
+  let made = "";
+  await seedResult<Made>({ ...opts, file, reuse: false }, async () => {
+    made = resolve(await make());
+    return { dir: relative(opts.out, made), weights: weightsHash(made) };
+  });
+  return { dir: made, reused: false };
+}
