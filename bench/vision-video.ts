@@ -31,12 +31,13 @@ import { benchLine, countFromEnv, heldOutExamples, summarize, withinGroupControl
 /**
  * Sizes of the video part: recipes/videochat-r1.yaml's, or a plumbing size. Tuning knobs (BENCH_SPLIT=tune):
  * BENCH_VISION_VIDEO_SFT_STEPS (the start's SFT steps, 200), BENCH_VISION_VIDEO_TRAIN (distinct training videos, 600),
- * BENCH_VISION_VIDEO_RL_STEPS (60) and BENCH_VISION_VIDEO_RL_LR (2e-4).
+ * BENCH_VISION_VIDEO_RL_STEPS (60), BENCH_VISION_VIDEO_RL_LR (2e-4), and the data's BENCH_VISION_VIDEO_FRAMES (8) and
+ * BENCH_VISION_VIDEO_MAX_SPAN (unset), see `videoData`.
  */
 export function videoSizes(smoke: boolean) {
   const base = smoke
-    ? { sftSteps: 2, rlSteps: 1, prompts: 2, group: 2, evalExamples: 3, maxTokens: 140, dModel: 32, layers: 1 }
-    : { sftSteps: 200, rlSteps: 60, prompts: 6, group: 6, evalExamples: 100, maxTokens: 140, dModel: 96, layers: 3 };
+    ? { sftSteps: 2, rlSteps: 1, prompts: 2, group: 2, evalExamples: 3, dModel: 32, layers: 1 }
+    : { sftSteps: 200, rlSteps: 60, prompts: 6, group: 6, evalExamples: 100, dModel: 96, layers: 3 };
   const lr = Number(process.env.BENCH_VISION_VIDEO_RL_LR ?? 2e-4);
   if (!(lr > 0 && lr < 1)) throw new Error(`BENCH_VISION_VIDEO_RL_LR: a learning rate in (0, 1), not ${lr}`);
   return {
@@ -44,12 +45,40 @@ export function videoSizes(smoke: boolean) {
     sftSteps: countFromEnv("BENCH_VISION_VIDEO_SFT_STEPS", base.sftSteps),
     rlSteps: countFromEnv("BENCH_VISION_VIDEO_RL_STEPS", base.rlSteps),
     trainExamples: countFromEnv("BENCH_VISION_VIDEO_TRAIN", 600),
+    maxTokens: answerTokens(VIDEO.maxFrames),
     lr,
   };
 }
 
-/** The videos of every task here: 8 frames of 24 px, as in recipes/videochat-r1.yaml. */
-export const VIDEO = { size: 24, minFrames: 8, maxFrames: 8, minSize: 5, maxSize: 8 };
+/**
+ * The videos of every task here: 24 px frames, BENCH_VISION_VIDEO_FRAMES of them (default 8, as in
+ * recipes/videochat-r1.yaml), and with BENCH_VISION_VIDEO_MAX_SPAN the most frames a late or early object stays on
+ * screen (unset: any span; see `VideoOptions.maxSpan` and docs/vision.md, "the blind answer").
+ */
+export function videoData(): {
+  size: number;
+  minFrames: number;
+  maxFrames: number;
+  minSize: number;
+  maxSize: number;
+  maxSpan?: number;
+} {
+  const frames = countFromEnv("BENCH_VISION_VIDEO_FRAMES", 8);
+  if (frames < 4 || frames > 32) throw new Error(`BENCH_VISION_VIDEO_FRAMES: 4 to 32 frames, not ${frames}`);
+  const span = process.env.BENCH_VISION_VIDEO_MAX_SPAN;
+  const data = { size: 24, minFrames: frames, maxFrames: frames, minSize: 5, maxSize: 8 };
+  return span === undefined || span.trim() === ""
+    ? data
+    : { ...data, maxSpan: Math.max(2, countFromEnv("BENCH_VISION_VIDEO_MAX_SPAN", 2)) };
+}
+export const VIDEO = videoData();
+/**
+ * Token budgets for VIDEO's frame count: the sequence (the longest prompt, the grounded-QA one, is about 17 tokens a
+ * frame plus 120; the longest answer, tracking's, about 15 a frame plus 10) and the RL completions. 384 and 140 at 8
+ * frames, as before; 640 and 260 at 16.
+ */
+export const seqLen = (frames: number) => 128 + 32 * frames;
+export const answerTokens = (frames: number) => 20 + 15 * frames;
 
 /** One model's held-out figures (shares in [0, 1]). */
 export interface VideoFigures {
@@ -73,7 +102,7 @@ export async function videoEffect(opts: {
     nLayers: V.layers,
     nHeads: 4,
     nKvHeads: 2,
-    maxSeqLen: 384,
+    maxSeqLen: seqLen(VIDEO.maxFrames),
     vision: { imageSize: 24, patchSize: 4, mergeSize: 2, dModel: 64, nLayers: opts.smoke ? 1 : 2, nHeads: 4, dFf: 128 },
   };
   const recipe = (name: string, task: string, seed: number, from: object, sft: boolean) =>
@@ -153,7 +182,8 @@ export async function videoFigures(
   const run = async (task: string) => {
     const t = getTask(task, VIDEO);
     const examples = heldOutExamples(t, split, n) as Example<VideoGold>[];
-    const res = await evaluate(model, tokenizer, t, examples, { temperature: 0, k: [1], maxNewTokens: 200, seed });
+    const maxNewTokens = Math.max(200, t.maxNewTokens ?? 0);
+    const res = await evaluate(model, tokenizer, t, examples, { temperature: 0, k: [1], maxNewTokens, seed });
     const text = new Map(res.groups.map((g) => [g.exampleId, g.rollouts[0]!.text]));
     return { examples, text, pass: res.metrics[`eval/${task}/pass@1`]! };
   };

@@ -3,7 +3,14 @@
  * and a tracking overlap of 1, unparsable ones 0, and a span that covers half of its gold segment by hand.
  */
 import { describe, expect, it } from "vitest";
-import { VIDEO, bestConstantSpan, groundingMiou, trackingOverlap } from "../../bench/vision-video.js";
+import {
+  VIDEO,
+  answerTokens,
+  bestConstantSpan,
+  groundingMiou,
+  seqLen,
+  trackingOverlap,
+} from "../../bench/vision-video.js";
 import { getTask } from "../../src/tasks/index.js";
 import type { Example } from "../../src/tasks/types.js";
 import type { VideoGold } from "../../src/tasks/vision/video-tasks.js";
@@ -63,5 +70,22 @@ describe("bench:vision video figures", () => {
         texts(es, () => "<answer>[[1,2</answer>"),
       ),
     ).toBe(0);
+  });
+
+  it.each([8, 16])("the token budgets at %i frames hold every prompt with its gold answer", (frames) => {
+    // the character tokenizer: one token a character, and 9 image tokens a 24 px frame (patch 4, merge 2)
+    const tokens = (text: string) => text.replaceAll("<image>", "x".repeat(9)).length;
+    const o = { ...VIDEO, minFrames: frames, maxFrames: frames, maxSpan: 4 };
+    let longest = 0;
+    for (const name of ["video-temporal", "video-tracking", "video-mcq", "video-grounded-qa"]) {
+      const task = getTask(name, o);
+      for (const e of task.generate("train", 200, 1)) {
+        expect(tokens(e.prompt) + tokens(e.goldCompletion)).toBeLessThanOrEqual(seqLen(frames));
+        expect(tokens(e.goldCompletion)).toBeLessThanOrEqual(Math.min(answerTokens(frames), task.maxNewTokens ?? 0));
+        longest = Math.max(longest, tokens(e.goldCompletion));
+      }
+    }
+    // the tracking answers need most of the budget (one box a frame), so a budget of a fixed size would not do
+    expect(longest).toBeGreaterThan(answerTokens(frames) - 40);
   });
 });

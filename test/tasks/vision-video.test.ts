@@ -38,6 +38,32 @@ describe("video generator", () => {
     expect(track(v, 0).every((b) => b !== null)).toBe(true);
     expect(renderVideo(v, "x")).toHaveLength(v.frames);
   });
+
+  it("with maxSpan, keeps the other objects 2 to maxSpan frames and spreads their spans over the clip", () => {
+    const o = { size: 32, minFrames: 16, maxFrames: 16, maxObjects: 3, minSize: 6, maxSize: 10, maxSpan: 4 };
+    const rng = new Rng(9);
+    const lengths = new Set<number>();
+    const starts = new Set<number>();
+    for (let k = 0; k < 300; k++) {
+      const v = drawVideo(rng, o);
+      expect(v.movers[0]).toMatchObject({ from: 0, to: 16 });
+      for (const m of v.movers.slice(1)) {
+        expect(m.to - m.from).toBeGreaterThanOrEqual(2);
+        expect(m.to - m.from).toBeLessThanOrEqual(4);
+        expect(m.from).toBeGreaterThanOrEqual(0);
+        expect(m.to).toBeLessThanOrEqual(16);
+        lengths.add(m.to - m.from);
+        starts.add(m.from);
+      }
+    }
+    expect([...lengths].sort()).toEqual([2, 3, 4]);
+    // every start a 2-frame span can have (0..14) turns up: spans reach both ends of the clip
+    expect([...starts].sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    // a maxSpan past the clip still leaves the object off screen somewhere (at most frames - 1 long)
+    const wide = { ...o, minFrames: 4, maxFrames: 4, maxSpan: 10 };
+    for (let k = 0; k < 50; k++)
+      for (const m of drawVideo(rng, wide).movers.slice(1)) expect(m.to - m.from).toBeLessThan(4);
+  });
 });
 
 describe.each(["video-temporal", "video-tracking", "video-mcq", "video-grounded-qa"])("%s", (name) => {
@@ -51,6 +77,15 @@ describe.each(["video-temporal", "video-tracking", "video-mcq", "video-grounded-
       expect(e.prompt.split("<image>").length - 1).toBe(video.frames);
       expect(e.prompt).toContain("t=0.5s <image>\n");
       expect(renderVideo(video)[1]!.data).toEqual(e.images![1]!.data);
+    }
+  });
+
+  it("budgets enough new tokens for its gold answer, with and without <think>, up to 32 frames", () => {
+    for (const o of [{}, { requireThink: true }, { minFrames: 32, maxFrames: 32 }, { maxFrames: 16, maxSpan: 3 }]) {
+      const t = getTask(name, o);
+      // the character tokenizer: one token a character
+      const longest = Math.max(...t.generate("train", 60, 2).map((e) => e.goldCompletion.length));
+      expect(longest).toBeLessThanOrEqual(t.maxNewTokens!);
     }
   });
 

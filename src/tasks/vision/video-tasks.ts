@@ -28,6 +28,12 @@ export const videoOptions = z.strictObject({
   maxObjects: z.number().int().min(1).max(3).default(2).describe("most moving objects"),
   minSize: z.number().int().min(4).default(6).describe("smallest object side"),
   maxSize: z.number().int().min(4).default(10).describe("largest object side"),
+  maxSpan: z
+    .number()
+    .int()
+    .min(2)
+    .optional()
+    .describe("most frames an object that appears late or leaves early is on screen (unset: any span of 2 or more)"),
   requireThink: z.boolean().default(false).describe("the format term wants <think> before <answer>"),
 });
 type VideoTaskOptions = z.output<typeof videoOptions>;
@@ -71,13 +77,16 @@ function firstMove(v: Video, i: number): string | null {
   return null;
 }
 
-/** A video task: its question maker (null = draw again), reward term, answer budget. */
+/** The budget's extra tokens for the reasoning before the answer when `requireThink` is set. */
+const THINK_TOKENS = 128;
+
+/** A video task: its question maker (null = draw again), reward term, answer budget (fixed, or from the options). */
 function videoTask(
   name: string,
   summary: string,
   reward: string,
   mode: string,
-  maxNewTokens: number,
+  maxNewTokens: number | ((o: VideoTaskOptions) => number),
   ask: (v: Video, rng: Rng, o: VideoTaskOptions) => { question: string; gold: Omit<VideoGold, "video"> } | null,
 ): DefinedTask<VideoGold, VideoTaskOptions> {
   return defineTask<VideoGold, VideoTaskOptions>({
@@ -109,7 +118,8 @@ function videoTask(
         terms,
         correctTerm: "correct",
         stop: mode === "grounded" ? ["</glue>"] : ["</answer>"],
-        maxNewTokens,
+        maxNewTokens:
+          (typeof maxNewTokens === "number" ? maxNewTokens : maxNewTokens(o)) + (o.requireThink ? THINK_TOKENS : 0),
         generate: (split, count, seed) =>
           generateExamples(name, split, count, seed, draw).map((e): Example<VideoGold> => ({
             ...e,
@@ -161,7 +171,7 @@ const temporal = videoTask(
   "temporal grounding in a generated video: when is an object on screen, as a time span (VideoChat-R1)",
   "temporal-iou",
   "span",
-  24,
+  32, // "<answer>10.5 to 11.5</answer>" is 29 (24 until 2026-12-07 cut answers such as "1.5 to 2.5" short)
   (v, rng) => {
     const candidates = partialMovers(v);
     if (candidates.length === 0) return null;
@@ -178,7 +188,8 @@ const tracking = videoTask(
   "tracking in a generated video: the object's pixel box in every frame, frame 0 given (VideoChat-R1)",
   "tracking-iou",
   "track",
-  200, // up to 12 boxes of about 15 characters
+  // one box of at most 15 characters per frame: 200 up to 12 frames (as before), 264 for 16
+  (o) => Math.max(200, 24 + 15 * o.maxFrames),
   (v) => {
     const boxes = track(v, 0).map((b) => [...b!]);
     return { question: `Track the ${nameOf(v, 0)} from ${JSON.stringify(boxes[0])}.`, gold: { boxes } };
@@ -190,7 +201,7 @@ const mcq = videoTask(
   "multiple choice on a generated video: which way an object first moves (VideoChat-R1)",
   "video-mcq",
   "choice",
-  16,
+  24, // "<answer>B</answer>" is 18 (16 until 2026-12-07)
   (v, rng) => {
     const q = directionQuestion(v, rng);
     return q && { question: q.question, gold: { answer: q.answer, options: DIRECTIONS } };
@@ -202,7 +213,7 @@ const groundedQa = videoTask(
   "grounded QA on a generated video: the direction, with <glue> spans of when the object is on screen (VideoChat-R1)",
   "grounded-qa",
   "grounded",
-  40,
+  56, // "<answer>B</answer>\n<glue>[(10.5,11.5)]</glue>" is 45 (40 until 2026-12-07)
   (v, rng) => {
     const q = directionQuestion(v, rng, true);
     if (!q) return null;

@@ -52,6 +52,13 @@ export interface VideoOptions {
   maxObjects: number;
   minSize: number;
   maxSize: number;
+  /**
+   * The most frames an object other than object 0 stays on screen (at least 2). Unset, its span is any [from, to)
+   * of at least 2 frames, which on short clips crowds the spans into the middle, where one fixed answer covers most
+   * of them (docs/vision.md, "the blind answer"); set, the span's length is drawn first (2 to maxSpan frames) and its
+   * start uniformly among the places it fits, so spans spread over the whole clip.
+   */
+  maxSpan?: number;
 }
 
 /** Where a mover is at frame t: straight motion reflected at the walls (a triangle wave over [0, size - s]). */
@@ -105,8 +112,7 @@ export function drawVideo(rng: Rng, o: VideoOptions): Video {
     const speed = () => (rng.int(2) === 0 ? -1 : 1) * rng.intBetween(1, 3);
     const still = rng.int(2) === 0; // half move along one axis only, so "which way" has one answer
     const [dx, dy] = still ? (rng.int(2) === 0 ? [speed(), 0] : [0, speed()]) : [speed(), speed()];
-    const from = movers.length === 0 ? 0 : rng.int(frames - 2);
-    const to = movers.length === 0 ? frames : rng.intBetween(from + 2, frames);
+    const [from, to] = movers.length === 0 ? [0, frames] : drawSpan(rng, frames, o.maxSpan);
     movers.push({
       shape,
       colour,
@@ -120,6 +126,18 @@ export function drawVideo(rng: Rng, o: VideoOptions): Video {
     });
   }
   return { size: o.size, frames, movers };
+}
+
+/** The frames [from, to) a late or early object is on screen (see `VideoOptions.maxSpan`). */
+function drawSpan(rng: Rng, frames: number, maxSpan: number | undefined): [number, number] {
+  if (maxSpan === undefined) {
+    const from = rng.int(frames - 2);
+    return [from, rng.intBetween(from + 2, frames)];
+  }
+  // at most frames - 1 long, so the object is never on screen throughout
+  const length = rng.intBetween(2, Math.max(2, Math.min(maxSpan, frames - 1)));
+  const from = rng.int(frames - length + 1);
+  return [from, from + length];
 }
 
 /** The frames' pixels, each with ref `<ref>#t` (the frame index). */
