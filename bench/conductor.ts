@@ -41,7 +41,8 @@
  * BENCH_CONDUCTOR_ARMS= (empty) and REUSE only reports. Records name the workers by their weights' hash, not
  * their folder, and the checkpoints a run trains (the start, each RL arm's last step) are recorded too
  * (`made-<run>.json`, bench/conductor/records.ts): under REUSE, one trained with the same settings is used as it is,
- * so the other split, or a new arm beside an old start, costs an evaluation, not the training. An RL arm with other than the default lr, steps or group has them in its run and record names
+ * so the other split, or a new arm beside an old start, costs an evaluation, not the training. An RL arm with
+ * other than the default lr, steps or group has them in its run and record names
  * (`rec-tune-0-rl-lr0.0003-s100.json`), so tuning runs can share the work folder and run side by side.
  */
 import { existsSync, mkdirSync } from "node:fs";
