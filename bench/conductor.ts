@@ -54,8 +54,8 @@ import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
 import { sampleGroups, scoreGroups } from "../src/rollout/groups.js";
 import { createConductor } from "../src/rollout/conductor/index.js";
-import { CAP, bestSingleWorker, buildSkillPool, checkPool } from "./conductor/pool.js";
-import { madeCheckpoint, recordedOptions, weightsHash } from "./conductor/records.js";
+import { CAP, bestSingleWorker, buildSkillPool, checkPool, skillPool } from "./conductor/pool.js";
+import { madeCheckpoint, recordedOptions, unweighedOptions, weightsHash } from "./conductor/records.js";
 import type { ConductorInput, WorkerOptions } from "../src/tasks/conductor.js";
 import type { Example, Task } from "../src/tasks/types.js";
 import {
@@ -67,6 +67,7 @@ import {
   seedResult,
   countFromEnv,
   seedsFromEnv,
+  storedRecords,
   storedResult,
   sourceHash,
   splitFromEnv,
@@ -236,6 +237,12 @@ function armsFromEnv(value: string | undefined): Set<ArmName> {
   return new Set(names as ArmName[]);
 }
 
+/** The task and its held-out questions. */
+interface Held {
+  task: Task;
+  examples: Example[];
+}
+
 /** One arm's held-out figures: pass@1 at every decoding, and the greedy chains' steps, tokens and capped accuracy. */
 type ArmResult = Awaited<ReturnType<typeof atDecodings>>;
 
@@ -261,12 +268,11 @@ async function record<R>(file: string, settings: unknown, source: string, measur
 async function seedArms(
   seed: number,
   options: ConductorInput,
-  task: Task,
-  examples: Example[],
+  recorded: unknown,
+  held: () => Held,
   model: object,
   source: string,
 ) {
-  const recorded = recordedOptions(options);
   const base = { seed, sizes: S, options: recorded, split: SPLIT, examples: S.evalExamples, v: 1 };
   // what a made checkpoint was trained with: never the held-out split (training reads only train questions)
   const trained = { seed, sizes: S, options: recorded, model, warm: WARM, v: 1 };
@@ -294,6 +300,7 @@ async function seedArms(
   };
   const s = await record(file("start"), { ...base, arm: "start" }, source, ARMS.has("start"), async () => {
     const dir = await start();
+    const { task, examples } = held();
     return { ...(await atDecodings(dir, task, examples, seed)), weights: weightsHash(dir) };
   });
   if (!s) return { seed, start: null, arms: {} as Partial<Record<ArmName, ArmResult>> };
@@ -304,6 +311,7 @@ async function seedArms(
     const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
       const dir = await start();
       const armTrained = { ...trained, arm, start: weightsHash(dir), rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
+      const { task, examples } = held();
       if (arm !== "self")
         return atDecodings(await rlArm(arm, seed, options, dir, armTrained, source), task, examples, seed);
       // self-calls: the planner copy that answers them is the SFT start
@@ -330,6 +338,28 @@ async function evalOnly(dir: string, task: Task, examples: Example[], seed: numb
   for (const [label, acc] of Object.entries(r.pass)) line(`conductor.eval.${label}`, 100 * acc, "percent");
 }
 
+/**
+ * A report-only run without the pool (BENCH_CONDUCTOR_ARMS= and REUSE in a work folder that has not made it, as in a
+ * fresh clone): the recorded options of the first pool record, in the work folder or kept, whose settings equal this
+ * run's but for the workers' weights. The records are then reported as made, without rebuilding the pool (about 20
+ * minutes on 2 cores) to check that it hashes the same; the report says so.
+ */
+function reportedOptions(options: ConductorInput): unknown {
+  const wanted = { sizes: S, options: unweighedOptions(options), split: SPLIT, examples: S.evalExamples, v: 2 };
+  const file = `rec-${SPLIT}-pool.json`;
+  const rec = storedRecords<unknown>([join(OUT, file), join(KEPT, file)]).find((r) => {
+    const settings = r.settings as { options: unknown };
+    return JSON.stringify({ ...settings, options: unweighedOptions(settings.options) }) === JSON.stringify(wanted);
+  });
+  if (!rec)
+    throw new Error(`bench:conductor: no record of the pool (${file}) to report from; run with an arm to measure`);
+  console.error(
+    `the pool is not made in ${OUT}: reporting the records made with the pool of ${rec.from} (${rec.madeAt}), ` +
+      "whose workers are named by their weights' hash; the pool is not rebuilt to check them",
+  );
+  return (rec.settings as { options: unknown }).options;
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   console.error(
@@ -339,7 +369,10 @@ async function main(): Promise<void> {
       `${SMOKE ? " (smoke: the figures mean nothing)" : ""}`,
   );
   const source = sourceHash(ROOT);
-  const workers = await buildSkillPool(ROOT, OUT, S);
+  // only reporting, with no pool made here (a fresh clone): the records are matched but for the workers' weights
+  const pool = skillPool(ROOT, OUT, S);
+  const reportOnly = ARMS.size === 0 && REUSE && !EVAL_DIR && !pool.built;
+  const workers = reportOnly ? pool.workers : await buildSkillPool(ROOT, OUT, S);
   const options: ConductorInput = {
     workers,
     kinds: ["word", "expr", "word-add"],
@@ -347,15 +380,25 @@ async function main(): Promise<void> {
     maxSteps: 4,
     warmStart: WARM,
   };
-  const task = createConductor(options);
-  const examples = heldOutExamples(task, SPLIT, S.evalExamples);
-  // the same questions with their gold plans (warmStart only changes the SFT target), for the pool check
-  const goldExamples = heldOutExamples(createConductor({ ...options, warmStart: "gold" }), SPLIT, S.evalExamples);
-  if (EVAL_DIR) return evalOnly(resolve(EVAL_DIR), task, examples, SEEDS[0]!);
-  const poolSettings = { sizes: S, options: recordedOptions(options), split: SPLIT, examples: S.evalExamples, v: 2 };
+  // the task loads its workers, so it is made on first use: a report-only run never makes it
+  let madeHeld: Held | null = null;
+  const held = (): Held => {
+    if (madeHeld) return madeHeld;
+    const task = createConductor(options);
+    return (madeHeld = { task, examples: heldOutExamples(task, SPLIT, S.evalExamples) });
+  };
+  if (EVAL_DIR) return evalOnly(resolve(EVAL_DIR), held().task, held().examples, SEEDS[0]!);
+  const recorded = reportOnly ? reportedOptions(options) : recordedOptions(options);
+  const poolSettings = { sizes: S, options: recorded, split: SPLIT, examples: S.evalExamples, v: 2 };
   const poolRec = await record(`rec-${SPLIT}-pool.json`, poolSettings, source, ARMS.size > 0, async () => ({
-    ...(await bestSingleWorker(task, examples, workers.length)),
-    check: await checkPool(workers, task, goldExamples, 50),
+    ...(await bestSingleWorker(held().task, held().examples, workers.length)),
+    // the same questions with their gold plans (warmStart only changes the SFT target)
+    check: await checkPool(
+      workers,
+      held().task,
+      heldOutExamples(createConductor({ ...options, warmStart: "gold" }), SPLIT, S.evalExamples),
+      50,
+    ),
   }));
   if (!poolRec) throw new Error("bench:conductor: no record of the pool; run with an arm to measure");
   const { check, ...single } = poolRec.result;
@@ -391,7 +434,7 @@ async function main(): Promise<void> {
   const rows = [];
   const missing: string[] = [];
   for (const seed of SEEDS) {
-    const { start: s, arms } = await seedArms(seed, options, task, examples, model, source);
+    const { start: s, arms } = await seedArms(seed, options, recorded, held, model, source);
     const show = (r: ArmResult | undefined) => (r ? JSON.stringify(r.pass) : "missing");
     console.error(
       `seed ${seed}: start ${show(s ?? undefined)} rl ${show(arms.rl)} control ${show(arms.control)} self ${show(arms.self)}` +

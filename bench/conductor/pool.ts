@@ -60,6 +60,34 @@ const IDS: Record<SkillName, string> = {
   generalist: "generalist",
 };
 
+/** The pool's worker folders under the work folder (keyed by the sizes and the source), and whether all are made. */
+function poolFolders(ROOT: string, OUT: string, S: PoolSizes) {
+  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.workerLayers, pairs: 50_000, batch: 64, v: 2 };
+  const key = createHash("sha256")
+    .update(JSON.stringify(settings))
+    .update(sourceHash(ROOT, POOL_SOURCES))
+    .digest("hex")
+    .slice(0, 16);
+  const dirs = SKILLS.map((skill) => join(OUT, "pool", key, skill));
+  return { settings, dirs, built: dirs.every((dir) => existsSync(join(dir, "config.json"))) };
+}
+
+/** The pool's worker options (their folders whether made or not), and whether every worker is made. */
+export function skillPool(ROOT: string, OUT: string, S: PoolSizes): { workers: WorkerOptions[]; built: boolean } {
+  const { dirs, built } = poolFolders(ROOT, OUT, S);
+  const workers = SKILLS.map((skill, i) => {
+    const w: WorkerOptions = {
+      id: IDS[skill],
+      description: SKILL_DESCRIPTIONS[skill],
+      maxTokens: 24,
+      cost: 1,
+      source: { type: "checkpoint", path: dirs[i]!, temperature: 0 },
+    };
+    return skill === "generalist" ? w : { ...w, skill };
+  });
+  return { workers, built };
+}
+
 /**
  * Trains (or reuses) one small worker per skill; returns the pool's worker options. Missing workers train in child
  * processes (bench/conductor/pool-job.ts, one engine thread each), `parallel` at a time: the workers are independent,
@@ -71,13 +99,7 @@ export async function buildSkillPool(
   S: PoolSizes,
   parallel = Math.min(2, cpus().length),
 ): Promise<WorkerOptions[]> {
-  const settings = { steps: S.workerSteps, d: S.workerD, layers: S.workerLayers, pairs: 50_000, batch: 64, v: 2 };
-  const key = createHash("sha256")
-    .update(JSON.stringify(settings))
-    .update(sourceHash(ROOT, POOL_SOURCES))
-    .digest("hex")
-    .slice(0, 16);
-  const dirs = SKILLS.map((skill) => join(OUT, "pool", key, skill));
+  const { settings, dirs } = poolFolders(ROOT, OUT, S);
   const jobs = SKILLS.flatMap((skill, index) => {
     const dir = dirs[index]!;
     if (existsSync(join(dir, "config.json"))) return [];
@@ -86,16 +108,7 @@ export async function buildSkillPool(
     return [() => runChildJob<{ seconds: number }>(JOB, job, job.result, `worker ${skill}`)];
   });
   await runPool(jobs, parallel);
-  return SKILLS.map((skill, i) => {
-    const w: WorkerOptions = {
-      id: IDS[skill],
-      description: SKILL_DESCRIPTIONS[skill],
-      maxTokens: 24,
-      cost: 1,
-      source: { type: "checkpoint", path: dirs[i]!, temperature: 0 },
-    };
-    return skill === "generalist" ? w : { ...w, skill };
-  });
+  return skillPool(ROOT, OUT, S).workers;
 }
 
 /** What the pool can do: each skill worker's exact match on fresh pairs of its skill, and the gold plans' accuracy. */

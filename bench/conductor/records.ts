@@ -35,6 +35,22 @@ export function recordedOptions(options: ConductorInput): unknown {
   return options.workers ? { ...options, workers: options.workers.map(recordedWorker) } : options;
 }
 
+/**
+ * Options with every worker's folder and weights left out: what a record must match when only reporting (the pool
+ * not made here, so its weights cannot be hashed; see bench/conductor.ts).
+ */
+export function unweighedOptions(options: unknown): unknown {
+  const o = options as { workers?: { source: Record<string, unknown> }[] };
+  if (!o.workers) return options;
+  return {
+    ...o,
+    workers: o.workers.map((w) => {
+      const { path: _path, weights: _weights, ...rest } = w.source;
+      return { ...w, source: rest };
+    }),
+  };
+}
+
 /** Where a made checkpoint's record lives, the work folder it is relative to, and whether reuse is allowed. */
 export interface MadeOptions {
   /** The work folder (records hold checkpoint folders relative to it). */

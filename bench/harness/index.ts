@@ -12,4 +12,11 @@ export { benchLine, comparativeGate, summarize, type GateVerdict, type SeedGains
 export { heldOutExamples, heldOutHalf, splitFromEnv } from "./splits.js";
 export { SFT_START_SOURCES, sourceHash } from "./source-hash.js";
 export { countFromEnv, seedsFromEnv } from "./seeds.js";
-export { seedResult, sourcesDiffer, storedResult, type SeedCacheOptions, type SeedRecord } from "./seed-cache.js";
+export {
+  seedResult,
+  sourcesDiffer,
+  storedRecords,
+  storedResult,
+  type SeedCacheOptions,
+  type SeedRecord,
+} from "./seed-cache.js";

@@ -81,6 +81,13 @@ export function storedResult<R>(
   return null;
 }
 
+/** Every record stored in `files` (those that exist), in order, each with its file. */
+export function storedRecords<R>(files: readonly string[]): (SeedRecord<R> & { from: string })[] {
+  return files
+    .filter((f) => existsSync(f))
+    .map((f) => ({ ...(JSON.parse(readFileSync(f, "utf8")) as SeedRecord<R>), from: f }));
+}
+
 /** Whether the records were made by more than one version of the code (their source hashes differ). */
 export function sourcesDiffer(records: readonly { source: string }[]): boolean {
   return new Set(records.map((r) => r.source)).size > 1;

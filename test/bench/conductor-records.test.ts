@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { madeCheckpoint, recordedOptions, weightsHash } from "../../bench/conductor/records.js";
+import { madeCheckpoint, recordedOptions, unweighedOptions, weightsHash } from "../../bench/conductor/records.js";
 import type { ConductorInput } from "../../src/tasks/conductor.js";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -48,6 +48,13 @@ describe("recordedOptions", () => {
     expect(JSON.stringify(recordedOptions(options(b)))).toBe(JSON.stringify(rec));
     writeFileSync(join(b, "model.safetensors"), "other weights");
     expect(JSON.stringify(recordedOptions(options(b)))).not.toBe(JSON.stringify(rec));
+    // a report-only run (no pool to hash) matches records but for the weights: the recorded options and the
+    // options with a folder that does not exist come out the same, key order included
+    const unweighed = JSON.stringify(unweighedOptions(options(join(root, "not-made"))));
+    expect(JSON.stringify(unweighedOptions(rec))).toBe(unweighed);
+    expect(unweighed).not.toContain("path");
+    expect(JSON.stringify(unweighedOptions(recordedOptions(options(b))))).toBe(unweighed);
+    expect(unweighedOptions({ ...options(a), digits: 3 })).not.toEqual(unweighedOptions(rec));
   });
 });
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { seedResult, sourcesDiffer, storedResult } from "../../bench/harness/index.js";
+import { seedResult, sourcesDiffer, storedRecords, storedResult } from "../../bench/harness/index.js";
 
 describe("seedResult", () => {
   const file = () => join(mkdtempSync(join(tmpdir(), "rlvr-seed-cache-")), "sub", "result-final-0.json");
@@ -76,5 +76,19 @@ describe("seedResult", () => {
     expect(sourcesDiffer([{ source: "a" }, { source: "a" }])).toBe(false);
     expect(sourcesDiffer([{ source: "a" }, { source: "b" }, { source: "a" }])).toBe(true);
     expect(sourcesDiffer([])).toBe(false);
+  });
+});
+
+describe("storedRecords", () => {
+  it("reads every record that exists, in order, each with its file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rlvr-seed-cache-"));
+    const [a, b, missing] = ["a.json", "b.json", "c.json"].map((f) => join(dir, f));
+    await seedResult({ file: b!, settings: { seed: 1 }, source: "s1", reuse: false }, async () => 2);
+    await seedResult({ file: a!, settings: { seed: 0 }, source: "s0", reuse: false }, async () => 1);
+    const recs = storedRecords<number>([missing!, b!, a!]);
+    expect(recs.map((r) => [r.from, r.settings, r.result])).toEqual([
+      [b, { seed: 1 }, 2],
+      [a, { seed: 0 }, 1],
+    ]);
   });
 });
