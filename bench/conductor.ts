@@ -43,7 +43,9 @@
  * (`made-<run>.json`, bench/conductor/records.ts): under REUSE, one trained with the same settings is used as it is,
  * so the other split, or a new arm beside an old start, costs an evaluation, not the training. An RL arm with
  * other than the default lr, steps or group has them in its run and record names
- * (`rec-tune-0-rl-lr0.0003-s100.json`), so tuning runs can share the work folder and run side by side.
+ * (`rec-tune-0-rl-lr0.0003-s100.json`), so tuning runs can share the work folder and run side by side. Under REUSE
+ * an RL arm continues the longest made run of its settings with fewer steps, and a killed arm resumes
+ * (`prepareRun`).
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { nativeInfo } from "../src/engine/backends/native.js";
@@ -55,7 +57,7 @@ import { train } from "../src/trainer/train.js";
 import { sampleGroups, scoreGroups } from "../src/rollout/groups.js";
 import { createConductor } from "../src/rollout/conductor/index.js";
 import { CAP, bestSingleWorker, buildSkillPool, checkPool, skillPool } from "./conductor/pool.js";
-import { madeCheckpoint, recordedOptions, unweighedOptions, weightsHash } from "./conductor/records.js";
+import { madeCheckpoint, prepareRun, recordedOptions, unweighedOptions, weightsHash } from "./conductor/records.js";
 import type { ConductorInput, WorkerOptions } from "../src/tasks/conductor.js";
 import type { Example, Task } from "../src/tasks/types.js";
 import {
@@ -203,14 +205,16 @@ async function rlArm(
   seed: number,
   options: ConductorInput,
   start: string,
-  settings: unknown,
+  settings: { rlSteps: number; start: string },
   source: string,
 ) {
   const run = `${name}-${seed}${RL_TAG}`;
   const ckpt = await madeCheckpoint(made(run, settings, source), async () => {
     const config = recipe(run, seed, options, { type: "checkpoint", path: start }, false);
+    // under reuse, a killed run resumes and a shorter made run of the same settings is continued
+    if (REUSE) console.error(`${run}: ${prepareRun(OUT, join(OUT, run), settings, config)}`);
     const res = await train(config, {
-      resume: false,
+      resume: REUSE,
       overwrite: true,
       reporters: [],
       ...(name === "control" ? { transformGroups: withinGroupControl(seed) } : {}),
@@ -260,7 +264,10 @@ async function record<R>(file: string, settings: unknown, source: string, measur
     machine: nativeInfo(),
   };
   const rec = measure ? await seedResult(opts, run) : storedResult<R>(opts);
-  if (rec?.reused) console.error(`${file}: reused ${rec.from} (made ${rec.madeAt}, source ${rec.source.slice(0, 10)})`);
+  if (rec?.reused) {
+    const when = rec.finishedAt ? `${rec.madeAt} to ${rec.finishedAt}` : rec.madeAt;
+    console.error(`${file}: reused ${rec.from} (made ${when}, source ${rec.source.slice(0, 10)})`);
+  }
   return rec;
 }
 

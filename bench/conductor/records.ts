@@ -9,12 +9,17 @@
  *   checkpoint whose record has equal settings and whose weights still hash the same is used as it is, so the
  *   held-out figures of another split (`tune`, `final`) cost an evaluation, not an hour of training. The held-out
  *   split never enters a made checkpoint's settings: training reads only the task's train questions.
+ * - A longer RL run continues a shorter one (`shorterRun`, `continueRun`): RL runs use a constant learning rate and
+ *   draw every random stream from (seed, step), so the first N steps of an M-step run are the N-step run, and its
+ *   last checkpoint (weights, optimizer, trainer state) is where the longer run resumes. Under reuse, a made RL
+ *   checkpoint whose settings equal the longer run's but for fewer steps has its run folder copied and resumed.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import type { ConductorInput } from "../../src/tasks/conductor.js";
-import { seedResult, storedResult } from "../harness/index.js";
+import { completeSteps } from "../../src/trainer/checkpoints.js";
+import { seedResult, storedRecords, storedResult } from "../harness/index.js";
 
 /** The SHA-256 of a checkpoint's weights file. */
 export function weightsHash(dir: string): string {
@@ -95,4 +100,71 @@ export async function madeCheckpoint(
     return { dir: relative(opts.out, made), weights: weightsHash(made) };
   });
   return { dir: made, reused: false };
+}
+
+/** A shorter RL run that a longer one can continue: its run folder and the step of its last checkpoint. */
+export interface ShorterRun {
+  runDir: string;
+  steps: number;
+  /** Its made record. */
+  from: string;
+}
+
+/**
+ * The longest made RL run in `out` whose settings equal `settings` but for fewer `rlSteps`, and whose last
+ * checkpoint (`<run>/checkpoints/step-<rlSteps>`) still hashes as recorded; null when there is none. Only
+ * settings of the run's own kind (arm, seed, start, lr, group, ...) count, so a control never continues an RL run.
+ */
+export function shorterRun(out: string, settings: { rlSteps: number }): ShorterRun | null {
+  if (!existsSync(out)) return null;
+  const files = readdirSync(out)
+    .filter((f) => /^made-.*\.json$/.test(f))
+    .map((f) => join(out, f));
+  let best: ShorterRun | null = null;
+  for (const rec of storedRecords<Made>(files)) {
+    const old = rec.settings as { rlSteps?: unknown };
+    if (typeof old.rlSteps !== "number" || old.rlSteps >= settings.rlSteps) continue;
+    if (JSON.stringify({ ...settings, rlSteps: old.rlSteps }) !== JSON.stringify(old)) continue;
+    const dir = resolve(out, rec.result.dir);
+    if (!dir.endsWith(join("checkpoints", `step-${old.rlSteps}`))) continue;
+    if (!existsSync(join(dir, "model.safetensors")) || weightsHash(dir) !== rec.result.weights) continue;
+    if (!best || old.rlSteps > best.steps) best = { runDir: dirname(dirname(dir)), steps: old.rlSteps, from: rec.from };
+  }
+  return best;
+}
+
+/**
+ * Makes `runDir` a copy of the shorter run's folder (its logs and checkpoints) with `config` as its recipe, so that
+ * training `config` with resume continues from the shorter run's last step. The recipes differ only in the steps
+ * and in folders whose contents the made record has already matched by hash (the pool, the start).
+ */
+export function continueRun(from: ShorterRun, runDir: string, config: unknown): void {
+  rmSync(runDir, { recursive: true, force: true });
+  cpSync(from.runDir, runDir, { recursive: true });
+  writeFileSync(join(runDir, "config.json"), JSON.stringify(config, null, 2) + "\n");
+}
+
+/**
+ * Readies an RL arm's run folder for training with resume (under reuse). The folder left by a killed run of this
+ * recipe, from the same start (its `checkpoints/start` hashing as `settings.start`), resumes from its newest
+ * checkpoint, unless a shorter made run got further (`shorterRun`), which is then continued. A folder from another
+ * start is deleted. Returns what will happen, for the log.
+ */
+export function prepareRun(
+  out: string,
+  runDir: string,
+  settings: { rlSteps: number; start: string },
+  config: unknown,
+): string {
+  const startWeights = join(runDir, "checkpoints", "start", "model.safetensors");
+  const sameStart = existsSync(startWeights) && weightsHash(dirname(startWeights)) === settings.start;
+  if (!sameStart) rmSync(runDir, { recursive: true, force: true });
+  const left = sameStart ? completeSteps(join(runDir, "checkpoints")) : [];
+  const leftStep = left.length ? left[left.length - 1]! : 0;
+  const prior = shorterRun(out, settings);
+  if (prior && prior.steps > leftStep) {
+    continueRun(prior, runDir, config);
+    return `continuing the ${prior.steps}-step run ${prior.runDir} (${prior.from}) to ${settings.rlSteps} steps`;
+  }
+  return leftStep > 0 ? `resuming ${runDir} from its step ${leftStep}` : `training ${runDir} from the start`;
 }

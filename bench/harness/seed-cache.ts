@@ -19,7 +19,10 @@ import { dirname } from "node:path";
 export interface SeedRecord<R> {
   settings: unknown;
   source: string;
+  /** When the run that made the result began (ISO time). */
   madeAt: string;
+  /** When it finished (ISO time); absent in records written before 2026-12-07 15:00. */
+  finishedAt?: string;
   machine?: unknown;
   result: R;
 }
@@ -53,12 +56,14 @@ export async function seedResult<R>(
   if (stored) return stored;
   const { settings, source, machine } = opts;
   const madeAt = new Date().toISOString();
+  const result = await run();
   const record: SeedRecord<R> = {
     settings,
     source,
     madeAt,
+    finishedAt: new Date().toISOString(),
     ...(machine === undefined ? {} : { machine }),
-    result: await run(),
+    result,
   };
   mkdirSync(dirname(opts.file), { recursive: true });
   writeFileSync(opts.file, JSON.stringify(record, null, 1));

@@ -26,6 +26,20 @@ describe("seedResult", () => {
     expect(runs).toBe(1);
   });
 
+  it("records when the run began and when it finished", async () => {
+    const f = file();
+    const before = Date.now();
+    const rec = await seedResult({ file: f, settings: {}, source: "s", reuse: false }, async () => {
+      await new Promise((r) => setTimeout(r, 30));
+      return 1;
+    });
+    const began = Date.parse(rec.madeAt);
+    const finished = Date.parse(rec.finishedAt!);
+    expect(began).toBeGreaterThanOrEqual(before);
+    expect(finished - began).toBeGreaterThanOrEqual(25);
+    expect(JSON.parse(readFileSync(f, "utf8"))).toMatchObject({ madeAt: rec.madeAt, finishedAt: rec.finishedAt });
+  });
+
   it("reruns when the settings differ or reuse is off, and overwrites the stored record", async () => {
     const f = file();
     let runs = 0;
