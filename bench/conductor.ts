@@ -24,8 +24,8 @@
  * cap (arXiv 2512.04388 tab. 7, §4.3); we state what we see.
  *
  * Environment: BENCH_SEED_LIST, BENCH_SPLIT (final | tune), BENCH_CONDUCTOR_WARM (format | gold), the RL arms'
- * BENCH_CONDUCTOR_RL_LR (default 2e-4), BENCH_CONDUCTOR_RL_STEPS (200) and BENCH_CONDUCTOR_GROUP (16; the defaults
- * tuned on `tune`, seed 0, 2026-12-07),
+ * BENCH_CONDUCTOR_RL_LR (default 2e-4), BENCH_CONDUCTOR_RL_STEPS (400) and BENCH_CONDUCTOR_GROUP (16; lr and group
+ * tuned on `tune`, seed 0, 2026-12-07; 400 steps since seed 1's 200-step run stayed flat, docs/conductor.md),
  * BENCH_CONDUCTOR_OUT (work folder, default runs/bench-conductor), BENCH_CONDUCTOR_SMOKE=1 (a plumbing run on one
  * seed with tiny models: the figures mean nothing), BENCH_CONDUCTOR_EVAL=<checkpoint dir> (score that planner alone at
  * every decoding on the split's held-out questions, seeded by the first of BENCH_SEED_LIST; RL runs keep a checkpoint
@@ -94,12 +94,12 @@ const ARMS = armsFromEnv(process.env.BENCH_CONDUCTOR_ARMS);
 const RL_LR = Number(process.env.BENCH_CONDUCTOR_RL_LR ?? 2e-4);
 if (!(RL_LR > 0 && RL_LR < 1)) throw new Error(`BENCH_CONDUCTOR_RL_LR: a learning rate in (0, 1), not ${RL_LR}`);
 /** The RL arms' steps and group size (BENCH_CONDUCTOR_RL_STEPS, BENCH_CONDUCTOR_GROUP); part of each RL record's settings. */
-const RL_STEPS = countFromEnv("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 200);
+const RL_STEPS = countFromEnv("BENCH_CONDUCTOR_RL_STEPS", SMOKE ? 2 : 400);
 const GROUP = countFromEnv("BENCH_CONDUCTOR_GROUP", SMOKE ? 8 : 16);
 /** The RL settings that differ from the defaults, in run and record names (so tuning runs can share a work folder). */
 const RL_TAG =
   (RL_LR === 2e-4 ? "" : `-lr${RL_LR}`) +
-  (RL_STEPS === (SMOKE ? 2 : 200) ? "" : `-s${RL_STEPS}`) +
+  (RL_STEPS === (SMOKE ? 2 : 400) ? "" : `-s${RL_STEPS}`) +
   (GROUP === (SMOKE ? 8 : 16) ? "" : `-g${GROUP}`);
 /** The planner start's SFT target: random well-formed plans (default; routing left to RL) or the gold plans. */
 const WARM = (process.env.BENCH_CONDUCTOR_WARM ?? "format") as "format" | "gold";
