@@ -54,6 +54,8 @@ import { Rng } from "../src/util/index.js";
 import { loadModel } from "../src/models/index.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
+import { jsonlReporter } from "../src/trainer/reporters.js";
+import { RunDir } from "../src/trainer/run-dir.js";
 import { sampleGroups, scoreGroups } from "../src/rollout/groups.js";
 import { createConductor } from "../src/rollout/conductor/index.js";
 import { CAP, bestSingleWorker, buildSkillPool, checkPool, skillPool } from "./conductor/pool.js";
@@ -216,7 +218,8 @@ async function rlArm(
     const res = await train(config, {
       resume: REUSE,
       overwrite: true,
-      reporters: [],
+      // metrics.jsonl in the run folder: rewards, conductor/stepsMean and conductor/workerTokensMean per step
+      reporters: [jsonlReporter(new RunDir(join(OUT, run)))],
       ...(name === "control" ? { transformGroups: withinGroupControl(seed) } : {}),
     });
     return join(res.runDir, "checkpoints", `step-${res.step}`);
