@@ -1,7 +1,8 @@
 /**
  * The environment contract (docs/multi-turn.md): one interface for tool sets and interactive worlds, driven by the
  * episode loop of src/rollout/episode.ts. A model turn ends on eos, on one of the environment's stop strings (the
- * end of a call, e.g. `</entities>`), or on the per-turn token budget; the environment then reads the turn's text and
+ * end of a call, e.g. `</entities>`), on a complete call found by the environment's own parser (`endsTurn`, for
+ * calls that no fixed string closes, such as a JSON object), or on the per-turn token budget; the environment then reads the turn's text and
  * answers with an observation (text that the loop tokenizes once and inserts, loss mask 0) or ends the episode,
  * optionally with its own reward (bad input, a world's verifier). Calls are async and the loop times them out.
  *
@@ -33,8 +34,8 @@ export type EnvReply =
 export interface TurnInfo {
   /** 1-based index of the turn. */
   turn: number;
-  /** How the turn ended: eos, a stop string (a call), or the per-turn token budget. */
-  end: "eos" | "stop" | "length";
+  /** How the turn ended: eos, a stop string (a call), the environment's parser (`endsTurn`), or the token budget. */
+  end: "eos" | "stop" | "call" | "length";
 }
 
 /** One episode of an environment, for one example: answers each model turn in order. */
@@ -59,6 +60,13 @@ export interface Environment<Gold = unknown> {
   name: string;
   /** Strings that end a model turn (besides eos): the end of a call. */
   stop: string[];
+  /**
+   * Optional call parser: given the turn's text so far, true once it holds a complete call, which ends the turn
+   * there (`end: "call"`). Checked after every drawn token that did not end the turn otherwise, so it must be cheap
+   * and must not throw (a throw counts as false). For calls no fixed string closes: a balanced JSON object, a
+   * command line ended by its last argument. Stop strings are checked first.
+   */
+  endsTurn?: (turnText: string) => boolean;
   /** Budgets; a missing one defaults to the loop's (one turn, the trainer's token budget). */
   budgets: Partial<EpisodeBudgets>;
   /** Milliseconds a `step` may take before it counts as a timeout error. */

@@ -11,8 +11,9 @@
  * ended in a step run concurrently and are awaited before the next step (a slow call holds the batch up to
  * `timeoutMs`: the price of keeping each row's slots contiguous, which RoPE's positions need).
  *
- * Departures: a turn ends on a stop string or eos, not on an arbitrary parser (the environment's stop strings mark
- * the end of a call); a synchronous environment that never returns cannot be timed out (calls are awaited).
+ * A turn ends on eos, a stop string, the environment's call parser (`endsTurn`, given the turn's text after each
+ * drawn token), or the token budgets. Departure: a synchronous environment that never returns cannot be timed out
+ * (calls are awaited).
  */
 import type { Rng } from "../util/index.js";
 import type { RgbImage } from "../util/image.js";
@@ -127,9 +128,11 @@ export async function runEpisodes(
               ? "eos"
               : watchers[b]!.hit(r.turnIds)
                 ? "stop"
-                : r.turnIds.length >= budgets.maxTokensPerTurn || r.ids.length >= budgets.maxTotalTokens
-                  ? "length"
-                  : null;
+                : callEnds(env, tokenizer, r.turnIds)
+                  ? "call"
+                  : r.turnIds.length >= budgets.maxTokensPerTurn || r.ids.length >= budgets.maxTotalTokens
+                    ? "length"
+                    : null;
           if (end) ended.push({ b, end });
         }
       });
@@ -149,6 +152,16 @@ export async function runEpisodes(
     finishReason: r.finish,
     episode: r.info,
   }));
+}
+
+/** Whether the environment's call parser finds a complete call in the turn so far (a throwing parser: no). */
+function callEnds(env: Environment | null, tokenizer: Tokenizer, turnIds: readonly number[]): boolean {
+  if (!env?.endsTurn) return false;
+  try {
+    return env.endsTurn(tokenizer.decode(turnIds)) === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The environment's budgets, defaulted and capped by the trainer's token budget. */

@@ -151,6 +151,60 @@ describe("episode loop: inserted text and budgets", () => {
     }
   });
 
+  it("a call parser (endsTurn) ends a turn where it finds a complete call, as end 'call', not a truncation", async () => {
+    const turns: { text: string; end: string }[] = [];
+    // a "call" is complete at 3 characters (pad and bos decode to "", so a turn may hold more than 3 tokens)
+    const parsed = scripted({
+      stop: [],
+      budgets: { maxTurns: 4, maxTokensPerTurn: 8 },
+      endsTurn: (t) => t.length >= 3,
+    });
+    parsed.start = () => ({
+      step: (text, info) => {
+        turns.push({ text, end: info.end });
+        return info.turn < 3 ? { kind: "observation", text: `[r${info.turn}]` } : { kind: "end" };
+      },
+    });
+    for (const r of await run(parsed, { max: 60 })) {
+      checkLayout(r);
+      expect(r.episode.truncated).toBeUndefined();
+      for (const seg of r.segments.filter((x) => x.kind === "model")) {
+        expect(seg.text.length).toBeLessThanOrEqual(3);
+        // the parser saw every prefix: a call ends on the token that completes it, never later
+        const ids = r.completionIds.slice(seg.start, seg.end);
+        if (seg.text.length === 3) expect(tok.decode(ids.slice(0, -1)).length).toBe(2);
+      }
+    }
+    expect(turns.filter((t) => t.end === "call").length).toBeGreaterThan(0);
+    for (const t of turns) expect(t.end === "call").toBe(t.text.length === 3);
+  });
+
+  it("stop strings are checked before the parser; a throwing parser counts as no call", async () => {
+    const ends: { text: string; end: string }[] = [];
+    const always = scripted({ endsTurn: () => true }); // stop ["e", "a"]: every turn is one token
+    always.start = () => ({
+      step: (text, info) => {
+        ends.push({ text, end: info.end });
+        return info.turn < 3 ? { kind: "observation", text: "." } : { kind: "end" };
+      },
+    });
+    await run(always, { seed: 5 });
+    for (const { text, end } of ends)
+      // eos, pad and bos decode to ""
+      if (text) expect(end).toBe(text === "e" || text === "a" ? "stop" : "call");
+    expect(ends.filter((e) => e.end === "call").length).toBeGreaterThan(0);
+    expect(ends.every((e) => e.text.length <= 1)).toBe(true);
+    const throwing = await run(
+      scripted({
+        endsTurn: () => {
+          throw new Error("bad parser");
+        },
+      }),
+    );
+    const plain = await run(scripted());
+    throwing.forEach((r, b) => expect(r.completionIds).toEqual(plain[b]!.completionIds));
+  });
+
   it("max total tokens: never exceeded, recorded as totalTokens with finish length", async () => {
     const env = scripted({
       stop: [],
