@@ -13,7 +13,10 @@
  *   so the routing is what RL must find, as the paper's conductor learns it by RL alone; `gold` trains on gold plans,
  *   which leaves RL nothing to add beyond the pool's own accuracy;
  * - RL (recipes/conductor.yaml's settings, KL weight 0), the control (rewards permuted inside each group), and one RL
- *   run with self-calls allowed (the planner copy that answers them is the SFT start), all with the same steps.
+ *   run with self-calls allowed, all with the same steps. The self arm has its own SFT start, made as the main one but
+ *   with the planner listed as a fifth worker in every prompt (a planner that never saw that line writes garbage
+ *   for it: the first self run, from the main start, earned 0 reward on every sample of its first 29 steps); that
+ *   start's frozen copy answers the self-calls, and the arm's gain is over that start.
  *
  * Accuracy is held-out final-answer accuracy of the executed chains. Prints JSON lines: conductor.gain_over_best_worker,
  * conductor.gain_over_start, conductor.gain_min (worst seed, over the best worker), conductor.control_gain (points),
@@ -172,17 +175,20 @@ async function chainEval(dir: string, task: Task, examples: Example[], temperatu
   const rs = groups.flatMap((g) => g.rollouts);
   const chains = rs.map((r) => r.rewardInfo?.chain as { steps: unknown[]; workerTokens: number } | undefined);
   const ok = rs.map((r) => r.terms[task.correctTerm] === 1);
+  const steps = chains.map((c) => (c?.steps ?? []) as { worker?: string }[]);
   return {
     acc: mean(ok.map(Number)),
     cap: mean(ok.map((o, i) => Number(o && (chains[i]?.workerTokens ?? 0) <= CAP))),
-    steps: mean(chains.map((c) => c?.steps.length ?? 0)),
+    steps: mean(steps.map((c) => c.length)),
     tokens: mean(chains.map((c) => c?.workerTokens ?? 0)),
+    /** Steps per question that call the planner itself (0 unless self-calls are on). */
+    selfCalls: mean(steps.map((c) => c.filter((x) => x.worker === "self").length)),
   };
 }
 
 async function atDecodings(dir: string, task: Task, examples: Example[], seed: number) {
   const pass: PassByDecoding = {};
-  let greedy = { acc: 0, cap: 0, steps: 0, tokens: 0 };
+  let greedy = { acc: 0, cap: 0, steps: 0, tokens: 0, selfCalls: 0 };
   for (const d of DECODINGS) {
     const r = await chainEval(dir, task, examples, d.temperature, seed);
     pass[d.label] = r.acc;
@@ -251,7 +257,16 @@ interface Held {
 }
 
 /** One arm's held-out figures: pass@1 at every decoding, and the greedy chains' steps, tokens and capped accuracy. */
-type ArmResult = Awaited<ReturnType<typeof atDecodings>>;
+type ArmResult = Awaited<ReturnType<typeof atDecodings>> & {
+  /** The self arm: its own start's figures (the start with the planner listed as a worker). */
+  selfStart?: Awaited<ReturnType<typeof atDecodings>>;
+};
+
+/** The options with self-calls on (depth 1), answered by the frozen planner at `planner`. */
+const withSelf = (options: ConductorInput, planner: string): ConductorInput => ({
+  ...options,
+  selfCalls: { maxDepth: 1, planner: { type: "checkpoint", path: planner } },
+});
 
 /**
  * A record (bench/harness/seed-cache.ts) under the work folder, or kept in bench/results/conductor/: reused with
@@ -308,6 +323,24 @@ async function seedArms(
       );
     return (startDir = dir);
   };
+  // the self arm's start: the same SFT with the planner listed as a worker in every prompt (see the file comment)
+  const selfStart = async (): Promise<string> => {
+    const { dir } = await madeCheckpoint(
+      made(`start-self-${seed}`, { ...trained, arm: "start-self" }, source),
+      async () => {
+        // SFT runs no chain, so the self planner is loaded but never called: any checkpoint serves, here a worker's
+        const placeholder = (options.workers![0]!.source as { path: string }).path;
+        const run = await train(recipe(`start-self-${seed}`, seed, withSelf(options, placeholder), model, true), {
+          resume: false,
+          overwrite: true,
+          stopAfter: 0,
+          reporters: [],
+        });
+        return join(run.runDir, "checkpoints", "start");
+      },
+    );
+    return dir;
+  };
   const s = await record(file("start"), { ...base, arm: "start" }, source, ARMS.has("start"), async () => {
     const dir = await start();
     const { task, examples } = held();
@@ -318,20 +351,27 @@ async function seedArms(
   const arms: Partial<Record<ArmName, ArmResult>> = {};
   for (const arm of ["rl", "control", "self"] as const) {
     const settings = { ...base, arm, start: s.result.pass, rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
-    const rec = await record(file(arm), settings, source, ARMS.has(arm), async () => {
-      const dir = await start();
-      const armTrained = { ...trained, arm, start: weightsHash(dir), rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
-      const { task, examples } = held();
-      if (arm !== "self")
-        return atDecodings(await rlArm(arm, seed, options, dir, armTrained, source), task, examples, seed);
-      // self-calls: the planner copy that answers them is the SFT start
-      const selfOptions = {
-        ...options,
-        selfCalls: { maxDepth: 1, planner: { type: "checkpoint" as const, path: dir } },
-      };
-      const selfTask = createConductor(selfOptions);
-      return atDecodings(await rlArm("self", seed, selfOptions, dir, armTrained, source), selfTask, examples, seed);
-    });
+    const rec = await record(
+      file(arm),
+      arm === "self" ? { ...settings, selfStart: 1 } : settings,
+      source,
+      ARMS.has(arm),
+      async (): Promise<ArmResult> => {
+        const dir = arm === "self" ? await selfStart() : await start();
+        const armTrained = { ...trained, arm, start: weightsHash(dir), rlLr: RL_LR, rlSteps: RL_STEPS, group: GROUP };
+        if (arm !== "self") {
+          const { task, examples } = held();
+          return atDecodings(await rlArm(arm, seed, options, dir, armTrained, source), task, examples, seed);
+        }
+        // self-calls answered by the self start's frozen copy; the same held-out questions, prompts listing "self"
+        const selfOptions = withSelf(options, dir);
+        const selfTask = createConductor(selfOptions);
+        const examples = heldOutExamples(selfTask, SPLIT, S.evalExamples);
+        const selfStartResult = await atDecodings(dir, selfTask, examples, seed);
+        const trainedDir = await rlArm("self", seed, selfOptions, dir, armTrained, source);
+        return { ...(await atDecodings(trainedDir, selfTask, examples, seed)), selfStart: selfStartResult };
+      },
+    );
     if (rec) arms[arm] = rec.result;
   }
   return { seed, start: s.result, arms };
@@ -452,6 +492,12 @@ async function main(): Promise<void> {
           ? `; greedy RL chains: ${arms.rl.greedy.steps.toFixed(2)} steps, ${arms.rl.greedy.tokens.toFixed(1)} worker tokens`
           : ""),
     );
+    if (arms.self?.selfStart)
+      console.error(
+        `seed ${seed} self arm: its start ${show(arms.self.selfStart)} → ${show(arms.self)}; greedy chains: ` +
+          `${arms.self.greedy.steps.toFixed(2)} steps, ${arms.self.greedy.selfCalls.toFixed(2)} self-calls, ` +
+          `${arms.self.greedy.tokens.toFixed(1)} worker tokens per question`,
+      );
     if (!s || !arms.rl || !arms.control) {
       missing.push(
         `seed ${seed}: ${[!s && "start", !arms.rl && "rl", !arms.control && "control"].filter(Boolean).join(", ")}`,
@@ -464,7 +510,7 @@ async function main(): Promise<void> {
       rl: rl.atStartBest,
       control: gainOverBest(s.pass, arms.control.pass).atStartBest,
       overWorker: arms.rl.pass[rl.decoding]! - single.acc,
-      self: arms.self ? gainOverBest(s.pass, arms.self.pass).atStartBest : null,
+      self: arms.self?.selfStart ? gainOverBest(arms.self.selfStart.pass, arms.self.pass).atStartBest : null,
       greedy: arms.rl.greedy,
     });
   }

@@ -33,7 +33,7 @@ import {
 } from "./settings.js";
 
 /** Held-out evaluation of a saved model (see the file comment). */
-async function evaluateModel(modelDir: string, job: SakeJob): Promise<SakeEval> {
+export async function evaluateModel(modelDir: string, job: SakeJob): Promise<SakeEval> {
   const { model, tokenizer } = loadModel(modelDir);
   const options = taskOptions(job.filterTurn);
   const task = getTask("sake", options);

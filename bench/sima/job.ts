@@ -40,7 +40,7 @@ export function sftMix(seed: number, mix: number): SftExample[] {
 }
 
 /** Held-out evaluation of a saved model (see the file comment). */
-async function evaluateModel(modelDir: string, job: SimaJob): Promise<SimaEval> {
+export async function evaluateModel(modelDir: string, job: SimaJob): Promise<SimaEval> {
   const { model, tokenizer } = loadModel(modelDir);
   const task = getTask(SIMA.name, SIMA.options);
   const examples = heldOutExamples(task, job.split, job.sizes.evalExamples);
