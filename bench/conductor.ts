@@ -302,13 +302,10 @@ async function seedArms(
   // what a made checkpoint was trained with: never the held-out split (training reads only train questions)
   const trained = { seed, sizes: S, options: recorded, model, warm: WARM, v: 1 };
   const file = (arm: ArmName) => `rec-${SPLIT}-${seed}-${arm}${arm === "start" ? "" : RL_TAG}.json`;
-  let startDir: string | null = null;
-  let recordedHash: string | null = null; // the weights' hash in a reused start record
-  const start = async (): Promise<string> => {
-    if (startDir) return startDir;
-    // a start this work folder already made with these settings is used as it is (no second SFT run)
-    const { dir } = await madeCheckpoint(made(`start-${seed}`, { ...trained, arm: "start" }, source), async () => {
-      const run = await train(recipe(`start-${seed}`, seed, options, model, true), {
+  /** An SFT start: one this work folder already made with these settings is used as it is (no second SFT run). */
+  const sftStart = async (name: string, arm: string, sftOptions: ConductorInput): Promise<string> => {
+    const { dir } = await madeCheckpoint(made(name, { ...trained, arm }, source), async () => {
+      const run = await train(recipe(name, seed, sftOptions, model, true), {
         resume: false,
         overwrite: true,
         stopAfter: 0,
@@ -316,6 +313,13 @@ async function seedArms(
       });
       return join(run.runDir, "checkpoints", "start");
     });
+    return dir;
+  };
+  let startDir: string | null = null;
+  let recordedHash: string | null = null; // the weights' hash in a reused start record
+  const start = async (): Promise<string> => {
+    if (startDir) return startDir;
+    const dir = await sftStart(`start-${seed}`, "start", options);
     if (recordedHash !== null && weightsHash(dir) !== recordedHash)
       throw new Error(
         `bench:conductor seed ${seed}: the start made now differs from the recorded one (${file("start")}; the code ` +
@@ -323,24 +327,14 @@ async function seedArms(
       );
     return (startDir = dir);
   };
-  // the self arm's start: the same SFT with the planner listed as a worker in every prompt (see the file comment)
-  const selfStart = async (): Promise<string> => {
-    const { dir } = await madeCheckpoint(
-      made(`start-self-${seed}`, { ...trained, arm: "start-self" }, source),
-      async () => {
-        // SFT runs no chain, so the self planner is loaded but never called: any checkpoint serves, here a worker's
-        const placeholder = (options.workers![0]!.source as { path: string }).path;
-        const run = await train(recipe(`start-self-${seed}`, seed, withSelf(options, placeholder), model, true), {
-          resume: false,
-          overwrite: true,
-          stopAfter: 0,
-          reporters: [],
-        });
-        return join(run.runDir, "checkpoints", "start");
-      },
+  // the self arm's start: the same SFT with the planner listed as a worker in every prompt (see the file comment);
+  // SFT runs no chain, so the self planner is loaded but never called: any checkpoint serves, here a worker's
+  const selfStart = () =>
+    sftStart(
+      `start-self-${seed}`,
+      "start-self",
+      withSelf(options, (options.workers![0]!.source as { path: string }).path),
     );
-    return dir;
-  };
   const s = await record(file("start"), { ...base, arm: "start" }, source, ARMS.has("start"), async () => {
     const dir = await start();
     const { task, examples } = held();
