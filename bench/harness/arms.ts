@@ -26,8 +26,9 @@ export interface ArmSizes {
 }
 
 /**
- * The recipe of an RL arm from `<startDir>/model`: the `grpo` preset, the built-in sampler at T 1, no evaluation and
- * no intermediate checkpoints (the job evaluates the final model itself).
+ * The recipe of an RL arm from `<startDir>/model`: the `grpo` preset, the built-in sampler at T 1, no evaluation
+ * (the job evaluates the final model itself), and a checkpoint every 50 steps (only the newest kept), from which a
+ * killed arm resumes under `trainArm`'s `resume`.
  */
 export function armRecipe(arm: {
   kind: string;
@@ -56,22 +57,38 @@ export function armRecipe(arm: {
       microBatchSize: 16,
     },
     eval: { every: 0, atStart: false, examples: 8, temperature: 0, k: [1] },
-    checkpoint: { every: 0, keepBest: false },
+    checkpoint: { every: 50, keepLast: 1, keepBest: false },
     log: { sampleGroups: 1, progress: false },
   });
 }
 
-/** Trains an arm (`control`: verifier outputs permuted within each group); returns its final checkpoint folder. */
-export async function trainArm(config: ReturnType<typeof armRecipe>, control: boolean): Promise<string> {
+/**
+ * Trains an arm (`control`: verifier outputs permuted within each group); returns its final checkpoint folder. With
+ * `resume` (the benches' REUSE flag), a folder holding a run of exactly this recipe, the step count included,
+ * continues from its newest checkpoint (every random stream is keyed by (seed, step), so the result is the same run);
+ * anything else in the folder is deleted and the arm starts over.
+ */
+export async function trainArm(
+  config: ReturnType<typeof armRecipe>,
+  control: boolean,
+  opts: { resume?: boolean } = {},
+): Promise<string> {
   const run = new RunDir(join(config.outDir, config.name));
   const res = await train(config, {
-    resume: false,
+    resume: opts.resume === true && sameRun(run, config),
     overwrite: true,
     reporters: [jsonlReporter(run)],
     warn: () => {},
     ...(control ? { transformGroups: withinGroupControl(config.seed) } : {}),
   });
   return join(res.runDir, "checkpoints", `step-${res.step}`);
+}
+
+/** True when `run` was started with exactly `config`: the same recipe and the same step count. */
+function sameRun(run: RunDir, config: ReturnType<typeof armRecipe>): boolean {
+  if (!run.exists() || !run.sameRecipe(config)) return false;
+  const saved = run.readConfig() as { train?: { steps?: number } };
+  return saved.train?.steps === config.train.steps;
 }
 
 /** Makes a start once: runs `make` and saves its model unless `<startDir>/model` holds one; returns that folder. */
