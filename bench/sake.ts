@@ -13,7 +13,6 @@
  * gain ≥ 10 points and RL gain − control gain ≥ 10 points. BENCH_SAKE_SMOKE=1: one seed at a toy size (plumbing only);
  * BENCH_SAKE_REUSE=1: reuse the results of jobs already run with the same settings (see REUSE).
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   benchLine,
@@ -26,7 +25,7 @@ import {
   summarize,
 } from "./harness/index.js";
 import { runPool } from "./harness/child-job.js";
-import { runArmJob } from "./harness/arms.js";
+import { reusableResult, runArmJob } from "./harness/arms.js";
 import { sizes, startDirOf, type SakeJob, type SakeResult } from "./sake/settings.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -51,13 +50,8 @@ function runJob(job: SakeJob): Promise<SakeResult> {
 }
 
 /** A job's earlier result when it was made by the same job (kind, seed, start, split and sizes); else null. */
-function reusable(job: SakeJob): SakeResult | null {
-  const file = join(job.dir, "result.json");
-  if (!existsSync(file)) return null;
-  const old = JSON.parse(readFileSync(file, "utf8")) as SakeResult;
-  const same = (keys: (keyof SakeJob)[]) => keys.every((k) => JSON.stringify(old[k]) === JSON.stringify(job[k]));
-  return same(["kind", "filterTurn", "seed", "startDir", "split", "sizes"]) ? old : null;
-}
+const reusable = (job: SakeJob) =>
+  reusableResult(job, ["kind", "filterTurn", "seed", "startDir", "split", "sizes"]) as SakeResult | null;
 
 async function main(): Promise<void> {
   const split = splitFromEnv(process.env.BENCH_SPLIT);

@@ -11,12 +11,12 @@
  * sima.unseen_kind_gain (greedy success on `answer`, the kind not in SFT), sima.arithmetic_change (greedy arithmetic
  * pass@1, RL minus start), and a per-kind table per seed. Gate: on every seed, RL gain ≥ 15 points and RL gain −
  * control gain ≥ 15 points.
- * BENCH_SIMA_SMOKE=1: one seed at a toy size (plumbing only; figures mean nothing).
+ * BENCH_SIMA_SMOKE=1: one seed at a toy size (plumbing only; figures mean nothing); BENCH_SIMA_REUSE=1: see REUSE.
  */
 import { join, resolve } from "node:path";
 import { benchLine, comparativeGate, seedsFromEnv, sourceHash, splitFromEnv, summarize } from "./harness/index.js";
 import { runPool } from "./harness/child-job.js";
-import { runArmJob } from "./harness/arms.js";
+import { reusableResult, runArmJob } from "./harness/arms.js";
 import { SFT_KINDS, sizes, startDirOf, type SimaJob, type SimaResult } from "./sima/settings.js";
 import { heldOutSuccess, kindTable, seedFigures } from "./sima/metrics.js";
 
@@ -27,8 +27,23 @@ const UNSEEN_KIND = "answer";
 const HELD_COMPOSITIONS = ["place:ball", "answer:colour"];
 const pts = (x: number) => (100 * x).toFixed(1);
 
+/**
+ * BENCH_SIMA_REUSE=1: a job whose folder holds the result of the same job (kind, seed, start, split, sizes) is not
+ * run again, and a killed RL arm resumes from its last 50-step checkpoint (bench/harness/arms.ts), so seeds can run
+ * in separate sessions. Only valid while the source RL depends on is unchanged (a start's key covers only its own).
+ */
+const REUSE = process.env.BENCH_SIMA_REUSE === "1";
+
 function runJob(job: SimaJob): Promise<SimaResult> {
-  return runArmJob<SimaResult>("bench/sima/job.ts", job, `sima ${job.kind} seed ${job.seed}`);
+  const label = `sima ${job.kind} seed ${job.seed}`;
+  const done = REUSE
+    ? (reusableResult(job, ["kind", "seed", "startDir", "split", "sizes"]) as SimaResult | null)
+    : null;
+  if (done) {
+    console.log(`${label}: reusing ${join(job.dir, "result.json")} (BENCH_SIMA_REUSE=1)`);
+    return Promise.resolve(done);
+  }
+  return runArmJob<SimaResult>("bench/sima/job.ts", job, label);
 }
 
 async function main(): Promise<void> {

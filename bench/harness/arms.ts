@@ -5,7 +5,7 @@
  * multi-turn benches (bench/sake/job.ts, bench/sima/job.ts) use them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/trainer/recipe.js";
 import { train } from "../../src/trainer/train.js";
@@ -114,6 +114,17 @@ export async function jobEntry<J extends { dir: string }>(metaUrl: string, run: 
 /** A cached start's key: the settings it depends on and the source that makes it, hashed (10 hex digits). */
 export function startKey(settings: unknown, source: string): string {
   return createHash("sha256").update(JSON.stringify(settings)).update(source).digest("hex").slice(0, 10);
+}
+
+/**
+ * A job's earlier result, `<job.dir>/result.json`, when it was made by the same job (equal as JSON on `keys`); else
+ * null. The benches' REUSE flags use it, so seeds can run in separate sessions and be reported together.
+ */
+export function reusableResult<J extends { dir: string }>(job: J, keys: readonly (keyof J)[]): J | null {
+  const file = join(job.dir, "result.json");
+  if (!existsSync(file)) return null;
+  const old = JSON.parse(readFileSync(file, "utf8")) as J;
+  return keys.every((k) => JSON.stringify(old[k]) === JSON.stringify(job[k])) ? old : null;
 }
 
 /** Runs a job script in a child process (its folder and its start's folder made first); resolves to its result. */

@@ -98,7 +98,8 @@ async function runJob(job: SimaJob): Promise<SimaResult> {
     return { ...job, eval: await evaluateModel(modelDir, job), trainSeconds };
   }
   const config = armRecipe({ ...job, task: SIMA, sizes: job.sizes, maxTokens: MAX_TOKENS });
-  const checkpoint = await trainArm(config, job.kind === "control");
+  // a killed arm resumes from its newest checkpoint under BENCH_SIMA_REUSE=1 (the runner's reuse)
+  const checkpoint = await trainArm(config, job.kind === "control", { resume: process.env.BENCH_SIMA_REUSE === "1" });
   const trainSeconds = seconds();
   return { ...job, eval: await evaluateModel(checkpoint, job), trainSeconds };
 }

@@ -2,11 +2,11 @@
  * bench/harness/arms.ts: an arm's recipe maps the bench's sizes onto the trainer's fields and starts from the cached
  * start; a start is made once and reused; a killed arm resumes to the same weights, and only a run of its own recipe.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { armRecipe, cachedStart, trainArm } from "../../bench/harness/arms.js";
+import { armRecipe, cachedStart, reusableResult, trainArm } from "../../bench/harness/arms.js";
 import { createModel } from "../../src/models/registry.js";
 import { train } from "../../src/trainer/train.js";
 import { Rng } from "../../src/util/index.js";
@@ -30,6 +30,16 @@ describe("arms", () => {
     expect(c.sampler).toMatchObject({ type: "builtin", temperature: 1 });
     expect(c.eval.every).toBe(0);
     expect(c.checkpoint).toMatchObject({ every: 50, keepLast: 1 });
+  });
+
+  it("reuses a job's result only when the compared keys are equal", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rlvr-arms-reuse-"));
+    const job = { dir, kind: "rl", seed: 1, sizes: { steps: 250 } };
+    expect(reusableResult(job, ["kind", "seed", "sizes"])).toBeNull(); // nothing stored yet
+    writeFileSync(join(dir, "result.json"), JSON.stringify({ ...job, eval: { pass: 0.5 } }));
+    expect(reusableResult(job, ["kind", "seed", "sizes"])).toMatchObject({ eval: { pass: 0.5 } });
+    expect(reusableResult({ ...job, sizes: { steps: 100 } }, ["kind", "seed", "sizes"])).toBeNull();
+    expect(reusableResult({ ...job, seed: 2 }, ["kind", "sizes"])).not.toBeNull(); // only the keys given count
   });
 
   it("resumes a killed arm to the same weights, and starts over a run of another length", async () => {
