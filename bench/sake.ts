@@ -25,7 +25,7 @@ import {
   summarize,
 } from "./harness/index.js";
 import { runPool } from "./harness/child-job.js";
-import { reusableResult, runArmJob } from "./harness/arms.js";
+import { runOrReuse } from "./harness/arms.js";
 import { sizes, startDirOf, type SakeJob, type SakeResult } from "./sake/settings.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -39,19 +39,12 @@ const REUSE = process.env.BENCH_SAKE_REUSE === "1";
 const TARGET = 0.1;
 const pts = (x: number) => (100 * x).toFixed(1);
 
+/** Runs a job, or under REUSE returns the result of the same job (kind, seed, start, split and sizes). */
 function runJob(job: SakeJob): Promise<SakeResult> {
   const label = `sake ${job.kind}${job.filterTurn ? "" : " (no filter)"} seed ${job.seed}`;
-  const done = REUSE ? reusable(job) : null;
-  if (done) {
-    console.log(`${label}: reusing ${join(job.dir, "result.json")} (BENCH_SAKE_REUSE=1)`);
-    return Promise.resolve(done);
-  }
-  return runArmJob<SakeResult>("bench/sake/job.ts", job, label);
+  const keys = ["kind", "filterTurn", "seed", "startDir", "split", "sizes"] as const;
+  return runOrReuse("bench/sake/job.ts", job, label, { on: REUSE, flag: "BENCH_SAKE_REUSE", keys });
 }
-
-/** A job's earlier result when it was made by the same job (kind, seed, start, split and sizes); else null. */
-const reusable = (job: SakeJob) =>
-  reusableResult(job, ["kind", "filterTurn", "seed", "startDir", "split", "sizes"]) as SakeResult | null;
 
 async function main(): Promise<void> {
   const split = splitFromEnv(process.env.BENCH_SPLIT);

@@ -16,7 +16,7 @@
 import { join, resolve } from "node:path";
 import { benchLine, comparativeGate, seedsFromEnv, sourceHash, splitFromEnv, summarize } from "./harness/index.js";
 import { runPool } from "./harness/child-job.js";
-import { reusableResult, runArmJob } from "./harness/arms.js";
+import { runOrReuse } from "./harness/arms.js";
 import { SFT_KINDS, sizes, startDirOf, type SimaJob, type SimaResult } from "./sima/settings.js";
 import { heldOutSuccess, kindTable, seedFigures } from "./sima/metrics.js";
 
@@ -35,15 +35,9 @@ const pts = (x: number) => (100 * x).toFixed(1);
 const REUSE = process.env.BENCH_SIMA_REUSE === "1";
 
 function runJob(job: SimaJob): Promise<SimaResult> {
-  const label = `sima ${job.kind} seed ${job.seed}`;
-  const done = REUSE
-    ? (reusableResult(job, ["kind", "seed", "startDir", "split", "sizes"]) as SimaResult | null)
-    : null;
-  if (done) {
-    console.log(`${label}: reusing ${join(job.dir, "result.json")} (BENCH_SIMA_REUSE=1)`);
-    return Promise.resolve(done);
-  }
-  return runArmJob<SimaResult>("bench/sima/job.ts", job, label);
+  const keys = ["kind", "seed", "startDir", "split", "sizes"] as const;
+  const reuse = { on: REUSE, flag: "BENCH_SIMA_REUSE", keys };
+  return runOrReuse("bench/sima/job.ts", job, `sima ${job.kind} seed ${job.seed}`, reuse);
 }
 
 async function main(): Promise<void> {

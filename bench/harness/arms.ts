@@ -118,7 +118,7 @@ export function startKey(settings: unknown, source: string): string {
 
 /**
  * A job's earlier result, `<job.dir>/result.json`, when it was made by the same job (equal as JSON on `keys`); else
- * null. The benches' REUSE flags use it, so seeds can run in separate sessions and be reported together.
+ * null. The benches' REUSE flags use it (`runOrReuse`), so seeds can run in separate sessions and be reported together.
  */
 export function reusableResult<J extends { dir: string }>(job: J, keys: readonly (keyof J)[]): J | null {
   const file = join(job.dir, "result.json");
@@ -132,4 +132,22 @@ export function runArmJob<R>(script: string, job: { dir: string; startDir: strin
   mkdirSync(job.dir, { recursive: true });
   mkdirSync(job.startDir, { recursive: true });
   return runChildJob<R>(script, job, join(job.dir, "result.json"), label);
+}
+
+/**
+ * Runs a job script unless `reuse.on` (the bench's REUSE flag, named `reuse.flag`) and its folder holds the result of
+ * the same job, compared on `reuse.keys` (`reusableResult`); that result is then returned and named on the console.
+ */
+export function runOrReuse<J extends { dir: string; startDir: string }, R>(
+  script: string,
+  job: J,
+  label: string,
+  reuse: { on: boolean; flag: string; keys: readonly (keyof J)[] },
+): Promise<R> {
+  const done = reuse.on ? reusableResult(job, reuse.keys) : null;
+  if (done) {
+    console.log(`${label}: reusing ${join(job.dir, "result.json")} (${reuse.flag}=1)`);
+    return Promise.resolve(done as unknown as R);
+  }
+  return runArmJob<R>(script, job, label);
 }
