@@ -30,7 +30,8 @@
  * BENCH_WD1_SMOKE=1 (a tiny plumbing run on one seed: the figures mean nothing), BENCH_WD1_ARMS (what to measure,
  * some of wd1,control,d1,maths,timing; default all; empty: only the starts, and the arms stored for them),
  * BENCH_WD1_REUSE=1 (report an arm stored in the work folder, or kept in bench/results/wd1/, with the same settings
- * and the same start instead of rerunning it, so the arms of a seed can run in separate sessions; each stored arm
+ * and the same start instead of rerunning it, and resume an arm killed part-way from its newest checkpoint, so the
+ * arms of a seed can run in separate sessions; each stored arm
  * records the hash of the code that made it, when, and the engine's SIMD and thread count, and the report says when
  * the code differs). Metrics and the gate are printed only when every
  * arm of every seed is there.
@@ -43,6 +44,9 @@ import { getTask } from "../src/tasks/index.js";
 import { evaluate } from "../src/trainer/evaluate.js";
 import { resolveConfig } from "../src/trainer/recipe.js";
 import { train } from "../src/trainer/train.js";
+import { jsonlReporter } from "../src/trainer/reporters.js";
+import { RunDir } from "../src/trainer/run-dir.js";
+import { sameRun } from "./harness/arms.js";
 import {
   DECODINGS,
   SFT_START_SOURCES,
@@ -158,24 +162,24 @@ async function makeStart(ts: TaskSettings, seed: number, sftSteps: number): Prom
   return join(res.runDir, "checkpoints", "start");
 }
 
-/** One RL arm from the start: the final model's pass@1 at every decoding and the seconds per RL step. */
+/**
+ * One RL arm from the start: the final model's pass@1 at every decoding and the seconds per RL step. Under
+ * BENCH_WD1_REUSE=1 an arm killed part-way (a session's end) resumes from its newest 50-step checkpoint when its folder
+ * holds exactly this recipe (`sameRun`; every random stream is keyed by (seed, step), so the result is the same run);
+ * its step times and reward curve are read back from the run's metrics.jsonl, which resume truncates to that step.
+ */
 async function arm(name: string, ts: TaskSettings, seed: number, start: string, algorithm: object, control = false) {
   const config = recipe(`${ts.task}-${name}-${seed}`, ts, seed, algorithm, { type: "checkpoint", path: start });
-  const stepSeconds: number[] = [];
-  const curve: number[] = [];
+  const run = new RunDir(join(config.outDir, config.name));
   const res = await train(config, {
-    resume: false,
+    resume: REUSE && sameRun(run, config),
     overwrite: true,
-    reporters: [
-      {
-        onStep: (_s, m) => {
-          stepSeconds.push(m["time/step"] ?? 0);
-          curve.push(m["reward/mean"] ?? 0);
-        },
-      },
-    ],
+    reporters: [jsonlReporter(run)],
     ...(control ? { transformGroups: withinGroupControl(seed) } : {}),
   });
+  const metrics = run.metrics();
+  const stepSeconds = metrics.map((m) => m["time/step"] ?? 0);
+  const curve = metrics.map((m) => m["reward/mean"] ?? 0);
   const { chosen, tuneByStep } = await selectCheckpoint(res.runDir, res.step, ts, seed);
   const pass = await passAt(join(res.runDir, "checkpoints", `step-${chosen}`), ts, seed);
   return { pass, stepSeconds: summarize(stepSeconds).mean, curve, chosen, tuneByStep };
@@ -301,9 +305,9 @@ async function storedArm(
  * rate of every length tried, and its figures at every decoding.
  */
 async function startOf(ts: TaskSettings, seed: number) {
-  const { ladder, threshold } = ts.start;
+  const { ladder, threshold, refine } = ts.start;
   const make = (steps: number) => makeStart(ts, seed, steps);
-  const c = await firstReaching(ladder, threshold, make, (dir) => tuneGreedy(dir, ts, seed, 200));
+  const c = await firstReaching(ladder, threshold, make, (dir) => tuneGreedy(dir, ts, seed, 200), refine);
   return { dir: c.start, sftSteps: c.steps, tuneBySft: c.tried, pass: await passAt(c.start, ts, seed) };
 }
 

@@ -85,7 +85,7 @@ export async function trainArm(
 }
 
 /** True when `run` was started with exactly `config`: the same recipe and the same step count. */
-function sameRun(run: RunDir, config: ReturnType<typeof armRecipe>): boolean {
+export function sameRun(run: RunDir, config: ReturnType<typeof resolveConfig>): boolean {
   if (!run.exists() || !run.sameRecipe(config)) return false;
   const saved = run.readConfig() as { train?: { steps?: number } };
   return saved.train?.steps === config.train.steps;

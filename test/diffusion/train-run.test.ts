@@ -75,6 +75,39 @@ describe("training a masked-diffusion policy", () => {
     expect(r.metrics[0]!["ratio/mean"]).toBeGreaterThan(0);
   }, 60_000);
 
+  const d1Alg = {
+    policy: { clip: { type: "ppo", epsLow: 0.5, epsHigh: 0.5 } },
+    kl: { beta: 0.04 },
+    diffusion: { type: "diffuGrpo" },
+  };
+  const wd1Alg = { advantage: { type: "meanOnly" }, kl: { beta: 0 }, diffusion: { type: "wd1" } };
+  it.each([
+    ["wd1", wd1Alg],
+    ["d1", d1Alg],
+  ])(
+    "%s resumed from a checkpoint ends with the same weights as the run that never stopped",
+    async (_n, alg) => {
+      // bench:wd1 resumes a killed arm (BENCH_WD1_REUSE=1); the masks, the samples and the optimizer state must all come
+      // back keyed by (seed, step), μ = 2 inner iterations included.
+      const whole = await run(recipe("whole", alg));
+      const config = recipe("split", alg);
+      const dir = new RunDir(join(config.outDir, config.name));
+      const mixed = (groups: RolloutGroup[]) =>
+        groups.forEach((g) =>
+          g.rollouts.forEach((r, i) => ((r.reward = i === 0 ? 1 : 0), (r.terms = { cells: r.reward }))),
+        );
+      await train(config, { resume: false, stopAfter: 1, reporters: [jsonlReporter(dir)], transformGroups: mixed });
+      const res = await train(config, { resume: true, reporters: [jsonlReporter(dir)], transformGroups: mixed });
+      expect(res.step).toBe(2);
+      const a = loadModel(join(whole.res.runDir, "checkpoints", "step-2")).model.namedParameters();
+      const b = loadModel(join(res.runDir, "checkpoints", "step-2")).model.namedParameters();
+      expect(whole.moved).toBe(true);
+      b.forEach(([name, p], i) => expect([name, Array.from(p.data)]).toEqual([a[i]![0], Array.from(a[i]![1].data)]));
+      expect(dir.metrics().map((m) => m.step)).toEqual([1, 2]);
+    },
+    60_000,
+  );
+
   it("refuses a diffusion loss on an autoregressive checkpoint, and a diffusion model without one", async () => {
     const ar = recipe(
       "ar",
