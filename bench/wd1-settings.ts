@@ -4,8 +4,6 @@
  * bench/wd1-start.ts, the start probe, takes its defaults from here.
  */
 
-import type { Refine } from "./harness/start-rule.js";
-
 /** BENCH_WD1_SMOKE=1: a tiny plumbing run on one seed (the figures mean nothing). */
 export const SMOKE = process.env.BENCH_WD1_SMOKE === "1";
 
@@ -19,10 +17,8 @@ export interface TaskSettings {
   /**
    * The start rule, the same for every seed: SFT runs of `ladder` steps (each its own schedule) are made in order, and
    * the first whose greedy solved rate on 200 `tune` puzzles reaches `threshold` is the start (the last if none does).
-   * With `refine`, a rung that jumps past `refine.ceiling` is refined by bisecting the gap to the rung below
-   * (bench/harness/start-rule.ts).
    */
-  start: { ladder: number[]; threshold: number; refine?: Refine };
+  start: { ladder: number[]; threshold: number };
   /** SFT learning rate: at 2e-3 the DiffusionLM never learned to copy its givens (docs/diffusion.md, "The start (SFT)"). */
   sftLr: number;
   rlSteps: number;
@@ -50,14 +46,7 @@ export const SUDOKU: TaskSettings = SMOKE
       // (docs/diffusion.md, "The start rule"). BENCH_WD1_SFT_STEPS fixes one length instead.
       start: process.env.BENCH_WD1_SFT_STEPS
         ? { ladder: [Number(process.env.BENCH_WD1_SFT_STEPS)], threshold: 0 }
-        : {
-            ladder: [700, 800, 900, 1000, 1100, 1200, 1400, 1600, 2000],
-            threshold: 0.4,
-            // Seed 1's 900-step start jumped from 2% (800 steps) to 54.5% of `tune`, and wd1 gained nothing from it
-            // (66.5% of `final`); seeds 0 and 2 landed at 40.5 and 42.5. The ceiling was added after that run
-            // (docs/diffusion.md, "The start rule"): a rung above 50% is bisected down to 25-step gaps.
-            refine: { ceiling: 0.5, minGap: 25 },
-          },
+        : { ladder: [700, 800, 900, 1000, 1100, 1200, 1400, 1600, 2000], threshold: 0.4 },
       sftLr: 5e-4,
       // Tune split at lr 3e-5, seed 0 (greedy 68.5 at the start): 100 steps 72.5, 200 76.5, 300 78.5; at 2e-5, seed 1
       // (74.5): 78.5, 77.5, 83.5, 82.5, 83.5, 82.5 every 50 steps to 300 (docs/diffusion.md). 500 at 2e-5, with selection.

@@ -305,9 +305,9 @@ async function storedArm(
  * rate of every length tried, and its figures at every decoding.
  */
 async function startOf(ts: TaskSettings, seed: number) {
-  const { ladder, threshold, refine } = ts.start;
+  const { ladder, threshold } = ts.start;
   const make = (steps: number) => makeStart(ts, seed, steps);
-  const c = await firstReaching(ladder, threshold, make, (dir) => tuneGreedy(dir, ts, seed, 200), refine);
+  const c = await firstReaching(ladder, threshold, make, (dir) => tuneGreedy(dir, ts, seed, 200));
   return { dir: c.start, sftSteps: c.steps, tuneBySft: c.tried, pass: await passAt(c.start, ts, seed) };
 }
 
