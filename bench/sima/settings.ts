@@ -4,18 +4,28 @@
  * with), the RL arm and its control, and the job records the runner and its jobs (bench/sima/job.ts) exchange.
  * Not tuned yet: these are recipes/sima.yaml's values (docs/multi-turn.md).
  */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { startKey } from "../harness/arms.js";
-import { join } from "node:path";
 
-/** The policy: a character-level GPT (about 0.8M parameters) whose context holds a whole 8-command episode. */
+/**
+ * The world's byte-level BPE (scripts/make-sima-tokenizer.py, trained on the SFT mix's text): a command is 3 to 8
+ * tokens ("take red key\n" is 4) where the char tokenizer needed one per character, so an episode is about a third as
+ * long. With the char tokenizer the policy garbled words and confused the colours and directions it had to copy from
+ * the observation (docs/multi-turn.md).
+ */
+export const TOKENIZER_FILE = "assets/tokenizers/sima-bpe/tokenizer.json";
+
+/** The policy: a GPT (about 0.85M parameters) over the world's BPE, whose context holds a whole 8-command episode. */
 export const MODEL = {
   type: "new" as const,
   arch: "gpt2" as const,
   dModel: 128,
   nLayers: 4,
   nHeads: 4,
-  maxSeqLen: 1152,
-  tokenizer: "char" as const,
+  maxSeqLen: 448,
+  tokenizer: { file: resolve(import.meta.dirname, "../..", TOKENIZER_FILE) },
 };
 
 /** The world tasks (RL on every kind); SFT sees SFT_KINDS only, so `answer` is the kind it never showed. */
@@ -23,8 +33,11 @@ export const SIMA = { name: "sima", options: { maxSteps: 8, minSteps: 3, maxRoom
 export const SFT_KINDS = ["reach", "fetch", "open", "place"] as const;
 /** The unrelated skill: arithmetic with a boxed answer, the same char tokenizer. */
 export const ARITHMETIC = { name: "arithmetic", options: {}, trainExamples: 3000, maxTokens: 24 };
-/** Completion budget of an episode (8 commands with their observations; the longest gold is 907 characters). */
-export const MAX_TOKENS = 960;
+/**
+ * Completion budget of an episode in BPE tokens: 8 commands with their observations (golds of 6,000 drawn tasks take
+ * at most 238 tokens, 81 on average; prompts at most 64), with room for invalid commands and their messages.
+ */
+export const MAX_TOKENS = 360;
 
 const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
@@ -87,6 +100,9 @@ export interface SimaResult extends SimaJob {
 
 /** The start's folder, keyed by the settings it depends on and the source hash. */
 export function startDirOf(workDir: string, seed: number, smoke: boolean, source: string): string {
-  const key = startKey({ MODEL, SIMA, SFT_KINDS, ARITHMETIC, sft: sizes(smoke).sftSteps, smoke }, source);
+  // the tokenizer by its file's content, not its absolute path (the same key in every clone)
+  const tokenizer = createHash("sha256").update(readFileSync(MODEL.tokenizer.file)).digest("hex");
+  const model = { ...MODEL, tokenizer };
+  const key = startKey({ MODEL: model, SIMA, SFT_KINDS, ARITHMETIC, sft: sizes(smoke).sftSteps, smoke }, source);
   return join(workDir, `start-${seed}-${key}`);
 }

@@ -47,7 +47,15 @@ export const ModelSchema = z.discriminatedUnion("type", [
     nKvHeads: z.number().int().positive().optional().describe("key/value heads (GQA); default nHeads"),
     dFf: z.number().int().positive().optional().describe("MLP width; default 4·dModel"),
     maxSeqLen: z.number().int().positive().default(128).describe("longest prompt + completion"),
-    tokenizer: z.literal("char").default("char").describe("the built-in character tokenizer"),
+    tokenizer: z
+      .union([
+        z.literal("char"),
+        z.strictObject({
+          file: z.string().min(1).describe("a Hugging Face tokenizer.json (tokenizer_config.json beside it names eos)"),
+        }),
+      ])
+      .default("char")
+      .describe('"char" (the built-in character tokenizer) or { file }: a tokenizer.json, e.g. a BPE made for a task'),
     vision: VisionConfigSchema.optional().describe("a vision encoder (vision-language policy; docs/vision.md)"),
   }),
 ]);

@@ -8,6 +8,7 @@ import { Transformer } from "../models/transformer.js";
 import { parseTransformerConfig } from "../models/config.js";
 import { CharTokenizer, type Tokenizer } from "../models/tokenizer.js";
 import { loadModel } from "../models/checkpoint.js";
+import { loadHfTokenizer } from "../models/hf-tokenizer.js";
 import { DiffusionLM, type ModelKind } from "../models/diffusion-lm.js";
 import { VisionLanguageModel } from "../models/vision-lm.js";
 import { parseVisionConfig } from "../models/vision-config.js";
@@ -21,7 +22,8 @@ export interface ModelAndTokenizer {
 
 /**
  * The start policy: loaded from a checkpoint (whose config.json says its kind), or initialised from the run seed, as a
- * masked-diffusion LM (one more vocabulary id, the mask token) when `kind` is "diffusion".
+ * masked-diffusion LM (one more vocabulary id, the mask token) when `kind` is "diffusion". A new model takes the char
+ * tokenizer or a tokenizer.json (`model.tokenizer.file`), which is saved with its checkpoints.
  */
 export function buildModel(
   cfg: TrainConfig["model"],
@@ -29,7 +31,7 @@ export function buildModel(
   kind: ModelKind = "autoregressive",
 ): ModelAndTokenizer {
   if (cfg.type === "checkpoint") return loadModel(cfg.path);
-  const tokenizer = new CharTokenizer();
+  const tokenizer: Tokenizer = cfg.tokenizer === "char" ? new CharTokenizer() : loadHfTokenizer(cfg.tokenizer.file);
   const config = parseTransformerConfig({
     arch: cfg.arch,
     vocabSize: tokenizer.vocabSize + (kind === "diffusion" ? 1 : 0) + (cfg.vision ? 3 : 0), // + mask / vision ids

@@ -33,12 +33,15 @@ export function loadRecipe(path: string, overrides: Record<string, unknown> = {}
   return resolveConfig(mergeRecipe(withName, overrides), path);
 }
 
-/** Relative `model.path` and `reference` in a recipe file are relative to the file's folder. */
+/** Relative `model.path`, `model.tokenizer.file` and `reference` in a recipe file are relative to the file's folder. */
 function resolvePaths(raw: Record<string, unknown>, base: string): Record<string, unknown> {
   const out = { ...raw };
-  const model = out.model as { type?: unknown; path?: unknown } | undefined;
+  const model = out.model as { type?: unknown; path?: unknown; tokenizer?: { file?: unknown } } | undefined;
   if (model && model.type === "checkpoint" && typeof model.path === "string" && !isAbsolute(model.path))
     out.model = { ...model, path: resolve(base, model.path) };
+  const file = model?.tokenizer?.file;
+  if (model && model.type === "new" && typeof file === "string" && !isAbsolute(file))
+    out.model = { ...model, tokenizer: { ...model.tokenizer, file: resolve(base, file) } };
   if (typeof out.reference === "string" && !isAbsolute(out.reference)) out.reference = resolve(base, out.reference);
   return resolveDatasetRecipe(out, base) as Record<string, unknown>; // dataset paths and short form (docs/data.md)
 }
