@@ -83,17 +83,25 @@ export async function evaluateModel(modelDir: string, job: SimaJob): Promise<Sim
   };
 }
 
+/**
+ * The seed's start in `<job.startDir>/model`, made once: a fresh `model` (the bench's MODEL unless a probe widens it)
+ * trained by SFT on the mix. Returns the model folder.
+ */
+export function makeStart(job: SimaJob, model: typeof MODEL = MODEL): Promise<string> {
+  return cachedStart(job.startDir, async () => {
+    const policy = buildModel(model, job.seed);
+    const rng = new Rng(job.seed).split("sft");
+    const opts = { steps: job.sizes.sftSteps, batchSize: 16, lr: 1e-3, rng };
+    await sft(policy.model, policy.tokenizer, sftMix(job.seed, job.sizes.mix), opts);
+    return policy;
+  });
+}
+
 async function runJob(job: SimaJob): Promise<SimaResult> {
   const t0 = performance.now();
   const seconds = () => (performance.now() - t0) / 1000;
   if (job.kind === "sft") {
-    const modelDir = await cachedStart(job.startDir, async () => {
-      const policy = buildModel(MODEL, job.seed);
-      const rng = new Rng(job.seed).split("sft");
-      const opts = { steps: job.sizes.sftSteps, batchSize: 16, lr: 1e-3, rng };
-      await sft(policy.model, policy.tokenizer, sftMix(job.seed, job.sizes.mix), opts);
-      return policy;
-    });
+    const modelDir = await makeStart(job);
     const trainSeconds = seconds();
     return { ...job, eval: await evaluateModel(modelDir, job), trainSeconds };
   }

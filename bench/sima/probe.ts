@@ -13,15 +13,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Rng } from "../../src/util/index.js";
-import { buildModel } from "../../src/trainer/model-setup.js";
-import { sft } from "../../src/trainer/sft.js";
 import { train } from "../../src/trainer/train.js";
 import { jsonlReporter } from "../../src/trainer/reporters.js";
 import { RunDir } from "../../src/trainer/run-dir.js";
 import { sourceHash, splitFromEnv } from "../harness/index.js";
-import { armRecipe, cachedStart } from "../harness/arms.js";
-import { evaluateModel, sftMix } from "./job.js";
+import { armRecipe } from "../harness/arms.js";
+import { evaluateModel, makeStart } from "./job.js";
 import { MAX_TOKENS, MODEL, SIMA, sizes, startDirOf, type SimaJob } from "./settings.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -52,12 +49,7 @@ const job: SimaJob = { kind: "rl", seed, dir, startDir, split, sizes: s };
 mkdirSync(startDir, { recursive: true });
 
 const t0 = performance.now();
-const modelDir = await cachedStart(startDir, async () => {
-  const policy = buildModel(shape ? { ...MODEL, ...shape } : MODEL, seed);
-  const opts = { steps: s.sftSteps, batchSize: 16, lr: 1e-3, rng: new Rng(seed).split("sft") };
-  await sft(policy.model, policy.tokenizer, sftMix(seed, s.mix), opts);
-  return policy;
-});
+const modelDir = await makeStart(job, shape ? { ...MODEL, ...shape } : MODEL);
 console.log(`start ${startDir} ready after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 const out: Record<string, unknown> = { seed, steps, split, lr: s.lr, shaped, temp, adv, startDir };
 const startEval = join(startDir, `eval-${split}.json`);

@@ -15,7 +15,7 @@ import { startKey } from "../harness/arms.js";
  * long. With the char tokenizer the policy garbled words and confused the colours and directions it had to copy from
  * the observation (docs/multi-turn.md).
  */
-export const TOKENIZER_FILE = "assets/tokenizers/sima-bpe/tokenizer.json";
+const TOKENIZER_FILE = "assets/tokenizers/sima-bpe/tokenizer.json";
 
 /** The policy: a GPT (about 0.85M parameters) over the world's BPE, whose context holds a whole 8-command episode. */
 export const MODEL = {
@@ -31,7 +31,7 @@ export const MODEL = {
 /** The world tasks (RL on every kind); SFT sees SFT_KINDS only, so `answer` is the kind it never showed. */
 export const SIMA = { name: "sima", options: { maxSteps: 8, minSteps: 3, maxRooms: 4 }, trainExamples: 3000 };
 export const SFT_KINDS = ["reach", "fetch", "open", "place"] as const;
-/** The unrelated skill: arithmetic with a boxed answer, the same char tokenizer. */
+/** The unrelated skill: arithmetic with a boxed answer, through the same tokenizer. */
 export const ARITHMETIC = { name: "arithmetic", options: {}, trainExamples: 3000, maxTokens: 24 };
 /**
  * Completion budget of an episode in BPE tokens: 8 commands with their observations (golds of 6,000 drawn tasks take
